@@ -1,0 +1,56 @@
+# Two commands do everything: `make run` and `make test`. `make bench` runs the benchmarks.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cksum requirements.txt | cut -d' ' -f1)
+PG_URL ?= postgres://postgres@127.0.0.1:5432/test
+BIND ?= 127.0.0.1:8000
+
+.PHONY: install run test test-sqlite test-postgres lint format bench fuzz fake-lunchflow fake-simplefin
+
+$(STAMP): requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput -v0
+	$(PY) manage.py demo --base-url http://$(BIND)
+	$(PY) manage.py runall --bind $(BIND)
+
+lint: install
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) manage.py makemigrations --check --dry-run
+
+format: install
+	$(PY) -m ruff format .
+	$(PY) -m ruff check --fix .
+
+test: install lint test-sqlite test-postgres
+
+test-sqlite: install
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+# Runs again on PostgreSQL when 127.0.0.1:5432 answers (production runs there).
+test-postgres: install
+	@if $(PY) -c "import socket; socket.create_connection(('127.0.0.1', 5432), 2)" 2>/dev/null; then \
+		echo "== PostgreSQL =="; DATABASE_URL=$(PG_URL) $(PY) -m pytest -q $(PYTEST_ARGS); \
+	else echo "PostgreSQL is not reachable on 127.0.0.1:5432: skipping the PostgreSQL run"; fi
+
+bench: install
+	$(PY) bench/run.py $(if $(FULL),--full,)
+
+fuzz: install
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} $(PY) -m pytest -q tests/hardening/test_schema_fuzz.py
+
+fake-lunchflow: install
+	$(PY) -m providers.testing.lunchflow_server
+
+fake-simplefin: install
+	$(PY) -m providers.testing.simplefin_server

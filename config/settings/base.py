@@ -1,0 +1,242 @@
+"""Settings for every environment, read from the environment (see `.env.example`)."""
+
+from __future__ import annotations
+
+import zoneinfo
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import BASE_DIR, env, env_bool, env_choice, env_positive_int
+
+DEBUG = env_bool("DEBUG", False)
+
+SECRET_KEY = env.str("SECRET_KEY", default="")
+if not SECRET_KEY:
+    if not DEBUG and env_bool("REQUIRE_SECRET_KEY", False):
+        raise ImproperlyConfigured("SECRET_KEY must be set")
+    # Development default: stable per checkout so sessions and encrypted fields survive restarts.
+    SECRET_KEY = "dev-insecure-" + str(BASE_DIR)
+
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+# Key for encrypting provider credentials at rest; derived from SECRET_KEY when unset.
+FIELD_ENCRYPTION_KEY = env.str("FIELD_ENCRYPTION_KEY", default="")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "finance",
+    "trades",
+    "imports",
+    "providers",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "finance.api.middleware.ApiErrorMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database: SQLite file under the project unless DATABASE_URL is set -----------------------
+DATA_DIR = Path(env.str("DATA_DIR", default=str(BASE_DIR / "var")))
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+if "DATABASE_URL" in env:
+    try:
+        DATABASES = {"default": env.db("DATABASE_URL")}
+    except Exception as exc:  # django-environ raises several types for a bad URL
+        raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {exc}") from exc
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": env.str("SQLITE_PATH", default=str(DATA_DIR / "db.sqlite3")),
+        }
+    }
+_db = DATABASES["default"]
+if _db["ENGINE"] == "django.db.backends.sqlite3":
+    _db.setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": (
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;"
+            ),
+        }
+    )
+elif _db["ENGINE"] in ("django.db.backends.postgresql", "django.db.backends.postgresql_psycopg2"):
+    _db["ENGINE"] = "django.db.backends.postgresql"
+    _db.setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
+    _db.setdefault("CONN_HEALTH_CHECKS", True)
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_USER_MODEL = "finance.User"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env.str("TIME_ZONE", default="UTC")
+try:
+    zoneinfo.ZoneInfo(TIME_ZONE)
+except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
+    raise ImproperlyConfigured(f"TIME_ZONE={TIME_ZONE!r} is not a known time zone") from exc
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(DATA_DIR / "media")))
+
+# --- Caches (rate limiting counters). Redis when CACHE_URL is set. ---------------------------
+if "CACHE_URL" in env:
+    CACHES = {"default": env.cache("CACHE_URL")}
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "finance",
+        }
+    }
+
+# --- Request size limits ------------------------------------------------------------------------
+API_MAX_BODY_BYTES = env_positive_int("API_MAX_BODY_BYTES", 10 * 1024 * 1024)
+IMPORT_MAX_UPLOAD_BYTES = env_positive_int("IMPORT_MAX_UPLOAD_BYTES", 100 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(API_MAX_BODY_BYTES, IMPORT_MAX_UPLOAD_BYTES)
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+
+# --- Django REST framework ---------------------------------------------------------------------
+API_RATE_LIMIT = env_positive_int("API_RATE_LIMIT", 1000)  # requests per key per window
+API_RATE_LIMIT_WINDOW = env_positive_int("API_RATE_LIMIT_WINDOW", 60)  # seconds
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["finance.api.authentication.ApiKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["finance.api.permissions.HasApiKeyScope"],
+    "DEFAULT_THROTTLE_CLASSES": ["finance.api.throttling.ApiKeyRateThrottle"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": [
+        "finance.api.parsers.JSONObjectParser",
+        "rest_framework.parsers.MultiPartParser",
+        "rest_framework.parsers.FormParser",
+    ],
+    "DEFAULT_PAGINATION_CLASS": "finance.api.pagination.PageNumberPagination",
+    "PAGE_SIZE": 25,
+    "EXCEPTION_HANDLER": "finance.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "finance.api.schema.AutoSchema",
+    "UNAUTHENTICATED_USER": None,
+    "COERCE_DECIMAL_TO_STRING": True,
+    "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Personal Finance API",
+    "DESCRIPTION": "A household's accounts, transactions, transfers, trades, imports and "
+    "bank-data provider connections. Authenticate with the `X-Api-Key` header.",
+    "VERSION": "v1",
+    "OAS_VERSION": "3.0.3",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {},
+    "SECURITY": [],
+    "DISABLE_ERRORS_AND_WARNINGS": True,
+}
+
+# --- Celery: embedded filesystem broker by default, Redis (or any) when set --------------------
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+if CELERY_BROKER_URL == "filesystem://":
+    _broker_dir = DATA_DIR / "broker"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        "processed_folder": str(_broker_dir / "processed"),
+        "store_processed": False,
+    }
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+
+# --- Providers ---------------------------------------------------------------------------------
+PROVIDER_HTTP_TIMEOUT = env.float("PROVIDER_HTTP_TIMEOUT", default=30.0)
+LUNCHFLOW_BASE_URL = env.str("LUNCHFLOW_BASE_URL", default="https://lunchflow.app/api/v1")
+LUNCHFLOW_INCLUDE_PENDING = env_bool("LUNCHFLOW_INCLUDE_PENDING", False)
+SIMPLEFIN_INCLUDE_PENDING = env_bool("SIMPLEFIN_INCLUDE_PENDING", False)
+SIMPLEFIN_DAILY_REQUEST_LIMIT = env_positive_int("SIMPLEFIN_DAILY_REQUEST_LIMIT", 24)
+SIMPLEFIN_HISTORY_DAYS = env_positive_int("SIMPLEFIN_HISTORY_DAYS", 365)
+SYNC_SCHEDULE_HOUR = env.int("SYNC_SCHEDULE_HOUR", default=4)
+SYNC_SCHEDULE_MINUTE = env.int("SYNC_SCHEDULE_MINUTE", default=0)
+SYNC_SCHEDULE_TIMEZONE = env.str("SYNC_SCHEDULE_TIMEZONE", default=TIME_ZONE)
+SYNC_STALE_PENDING_DAYS = env_positive_int("SYNC_STALE_PENDING_DAYS", 14)
+
+# --- Security (production values when DEBUG is off) ---------------------------------------------
+SESSION_COOKIE_HTTPONLY = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("USE_X_FORWARDED_PROTO", False) else None
+)
+
+LOG_LEVEL = env_choice("LOG_LEVEL", ("DEBUG", "INFO", "WARNING", "ERROR"), "INFO")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"redact": {"()": "finance.logging.RedactSecretsFilter"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact"]}
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

@@ -1,0 +1,15 @@
+"""Settings for the test suite: fast hashing, eager Celery, a throwaway SQLite file."""
+
+from __future__ import annotations
+
+from config.settings.base import *  # noqa: F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_BROKER_URL = "memory://"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+API_RATE_LIMIT = 100_000
+WHITENOISE_AUTOREFRESH = True

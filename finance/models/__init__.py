@@ -1,0 +1,25 @@
+from finance.models.household import ApiKey, Family, User
+from finance.models.ledger import (
+    Account,
+    AccountBalance,
+    Category,
+    Merchant,
+    RejectedTransfer,
+    Tag,
+    Transaction,
+    Transfer,
+)
+
+__all__ = [
+    "Account",
+    "AccountBalance",
+    "ApiKey",
+    "Category",
+    "Family",
+    "Merchant",
+    "RejectedTransfer",
+    "Tag",
+    "Transaction",
+    "Transfer",
+    "User",
+]

@@ -1,0 +1,255 @@
+"""The ledger: accounts, their daily balances, categories, merchants, tags, transactions and
+transfers. Every row belongs to exactly one household (`family`)."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.db.models import Q
+
+from finance.models.household import Family
+
+AMOUNT = {"max_digits": 19, "decimal_places": 4}
+
+
+class Account(models.Model):
+    class Type(models.TextChoices):
+        DEPOSITORY = "depository"
+        CREDIT_CARD = "credit_card"
+        INVESTMENT = "investment"
+        CRYPTO = "crypto"
+        LOAN = "loan"
+        PROPERTY = "property"
+        VEHICLE = "vehicle"
+        OTHER_ASSET = "other_asset"
+        OTHER_LIABILITY = "other_liability"
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        DRAFT = "draft"
+        DISABLED = "disabled"
+        PENDING_DELETION = "pending_deletion"
+
+    LIABILITY_TYPES = frozenset({Type.CREDIT_CARD, Type.LOAN, Type.OTHER_LIABILITY})
+    TRADING_TYPES = frozenset({Type.INVESTMENT, Type.CRYPTO})
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="accounts")
+    name = models.CharField(max_length=255)
+    account_type = models.CharField(max_length=32, choices=Type.choices, default=Type.DEPOSITORY)
+    status = models.CharField(max_length=32, choices=Status.choices, default=Status.ACTIVE)
+    currency = models.CharField(max_length=3)
+    balance = models.DecimalField(**AMOUNT, default=0)
+    # What a bank-data provider last reported; when set it anchors the balance series.
+    reported_balance = models.DecimalField(**AMOUNT, null=True, blank=True)
+    reported_balance_at = models.DateTimeField(null=True, blank=True)
+    institution_name = models.CharField(max_length=255, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        indexes = [models.Index(fields=["family", "status"], name="account_family_status")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def classification(self) -> str:
+        return "liability" if self.account_type in self.LIABILITY_TYPES else "asset"
+
+
+class AccountBalance(models.Model):
+    """The balance of an account at the end of one day, in the account's currency."""
+
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="balances")
+    date = models.DateField()
+    balance = models.DecimalField(**AMOUNT)
+    currency = models.CharField(max_length=3)
+
+    class Meta:
+        ordering = ["date"]
+        constraints = [
+            models.UniqueConstraint(fields=["account", "date"], name="account_balance_one_per_day")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.account_id} {self.date} {self.balance}"
+
+
+class Category(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="categories")
+    name = models.CharField(max_length=255)
+    color = models.CharField(max_length=7, default="#6172F3")
+    icon = models.CharField(max_length=64, blank=True, default="")
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="subcategories"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "categories"
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["family", "name"], name="category_name_per_family")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Merchant(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="merchants")
+    name = models.CharField(max_length=255)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["family", "name"], name="merchant_name_per_family")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Tag(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="tags")
+    name = models.CharField(max_length=255)
+    color = models.CharField(max_length=7, default="#6172F3")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["family", "name"], name="tag_name_per_family")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Transaction(models.Model):
+    """One ledger entry. Sign: positive = money leaving the account, negative = entering."""
+
+    class Kind(models.TextChoices):
+        STANDARD = "standard"
+        FUNDS_MOVEMENT = "funds_movement"
+        CC_PAYMENT = "cc_payment"
+        LOAN_PAYMENT = "loan_payment"
+        ONE_TIME = "one_time"
+        INVESTMENT_CONTRIBUTION = "investment_contribution"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # Denormalised from the account so that every list query filters one indexed column.
+    family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="transactions")
+    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="transactions")
+    date = models.DateField()
+    amount = models.DecimalField(**AMOUNT)
+    currency = models.CharField(max_length=3)
+    name = models.CharField(max_length=255)
+    notes = models.TextField(null=True, blank=True)
+    external_id = models.CharField(max_length=255, null=True, blank=True)
+    source = models.CharField(max_length=64, null=True, blank=True)
+    category = models.ForeignKey(
+        Category, null=True, blank=True, on_delete=models.SET_NULL, related_name="transactions"
+    )
+    merchant = models.ForeignKey(
+        Merchant, null=True, blank=True, on_delete=models.SET_NULL, related_name="transactions"
+    )
+    tags = models.ManyToManyField(Tag, blank=True, related_name="transactions")
+    kind = models.CharField(max_length=32, choices=Kind.choices, default=Kind.STANDARD)
+    pending = models.BooleanField(default=False)
+    excluded = models.BooleanField(default=False)
+    # The provider's last raw snapshot of this row (sync compares it to detect changes).
+    provider_snapshot = models.JSONField(null=True, blank=True)
+    # The import that created this row, if any (imports revert exactly what they created).
+    import_id = models.UUIDField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-date", "-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["account", "source", "external_id"],
+                condition=Q(external_id__isnull=False),
+                name="transaction_external_id_per_account_source",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["family", "-date", "-created_at"], name="txn_family_date"),
+            models.Index(fields=["account", "-date", "-created_at"], name="txn_account_date"),
+            models.Index(fields=["family", "category"], name="txn_family_category"),
+            models.Index(fields=["family", "merchant"], name="txn_family_merchant"),
+            models.Index(
+                fields=["import_id"], condition=Q(import_id__isnull=False), name="txn_import"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.date} {self.name} {self.amount} {self.currency}"
+
+    @property
+    def classification(self) -> str:
+        return "income" if self.amount < 0 else "expense"
+
+
+class Transfer(models.Model):
+    """Two transactions of one household recognised as money moving between its accounts."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        CONFIRMED = "confirmed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="transfers")
+    inflow_transaction = models.OneToOneField(
+        Transaction, on_delete=models.CASCADE, related_name="transfer_as_inflow"
+    )
+    outflow_transaction = models.OneToOneField(
+        Transaction, on_delete=models.CASCADE, related_name="transfer_as_outflow"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Transfer {self.outflow_transaction_id} -> {self.inflow_transaction_id}"
+
+
+class RejectedTransfer(models.Model):
+    """A pair the household said is not a transfer: never suggested again."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="rejected_transfers")
+    inflow_transaction = models.ForeignKey(
+        Transaction, on_delete=models.CASCADE, related_name="rejected_as_inflow"
+    )
+    outflow_transaction = models.ForeignKey(
+        Transaction, on_delete=models.CASCADE, related_name="rejected_as_outflow"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["inflow_transaction", "outflow_transaction"],
+                name="rejected_transfer_unique_pair",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Rejected {self.outflow_transaction_id} -> {self.inflow_transaction_id}"

@@ -1,0 +1,79 @@
+"""Reads of transactions: the filtered, ordered, N+1-free list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from finance.api.filters import QueryFilters
+from finance.models import Family, Transaction
+
+TRANSACTION_TYPES = ("income", "expense")
+
+
+def transaction_base_queryset(*, family: Family) -> QuerySet[Transaction]:
+    return (
+        Transaction.objects.filter(family=family)
+        .select_related(
+            "account",
+            "category",
+            "merchant",
+            "transfer_as_inflow__outflow_transaction__account",
+            "transfer_as_outflow__inflow_transaction__account",
+        )
+        .prefetch_related("tags")
+    )
+
+
+def transaction_list(*, family: Family, params: Any) -> QuerySet[Transaction]:
+    f = QueryFilters(params)
+    account_id = f.uuid("account_id")
+    account_ids = f.uuid_list("account_ids")
+    category_id = f.uuid("category_id")
+    merchant_id = f.uuid("merchant_id")
+    tag_ids = f.uuid_list("tag_ids")
+    start_date, end_date = f.date_range()
+    min_amount = f.decimal("min_amount")
+    max_amount = f.decimal("max_amount")
+    kind = f.choice("type", TRANSACTION_TYPES)
+    pending = f.boolean("pending")
+    search = f.text("search")
+    f.check()
+
+    qs = transaction_base_queryset(family=family)
+    if account_id:
+        qs = qs.filter(account_id=account_id)
+    if account_ids:
+        qs = qs.filter(account_id__in=account_ids)
+    if category_id:
+        qs = qs.filter(category_id=category_id)
+    if merchant_id:
+        qs = qs.filter(merchant_id=merchant_id)
+    if tag_ids:
+        qs = qs.filter(
+            pk__in=Transaction.tags.through.objects.filter(tag_id__in=tag_ids).values(
+                "transaction_id"
+            )
+        )
+    if start_date:
+        qs = qs.filter(date__gte=start_date)
+    if end_date:
+        qs = qs.filter(date__lte=end_date)
+    if min_amount is not None:
+        qs = qs.filter(amount__gte=min_amount)
+    if max_amount is not None:
+        qs = qs.filter(amount__lte=max_amount)
+    if kind == "income":
+        qs = qs.filter(amount__lt=0)
+    elif kind == "expense":
+        qs = qs.filter(amount__gte=0)
+    if pending is not None:
+        qs = qs.filter(pending=pending)
+    if search:
+        qs = qs.filter(
+            Q(name__icontains=search)
+            | Q(notes__icontains=search)
+            | Q(merchant__name__icontains=search)
+        )
+    return qs.order_by("-date", "-created_at", "-id")
