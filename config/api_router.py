@@ -9,9 +9,15 @@ from rest_framework.permissions import AllowAny
 from rest_framework.routers import SimpleRouter
 
 from finance.views import register as register_finance
+from imports.views import register as register_imports
+from providers.views import register as register_providers
+from trades.views import register as register_trades
 
 router = SimpleRouter(trailing_slash=False)
 register_finance(router)
+register_trades(router)
+register_imports(router)
+register_providers(router)
 
 _public = {"authentication_classes": [], "permission_classes": [AllowAny], "throttle_classes": []}
 

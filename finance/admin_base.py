@@ -1,0 +1,104 @@
+"""The admin is the household's interface: every ModelAdmin derives from HouseholdAdmin, which
+scopes lists, change and delete pages, foreign-key choices, filters and autocomplete to the
+logged-in user's household. Superusers see every household."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db import models
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from finance.models import Family
+
+
+def user_family(request: HttpRequest) -> Family | None:
+    return getattr(request.user, "family", None)
+
+
+def is_staff_operator(request: HttpRequest) -> bool:
+    return bool(request.user.is_superuser)
+
+
+def scope_queryset(qs: QuerySet, request: HttpRequest, family_path: str | None = None) -> QuerySet:
+    """Filter any queryset to the user's household, given the lookup path to its Family."""
+    if is_staff_operator(request):
+        return qs
+    path = family_path or _family_path(qs.model)
+    if path is None:
+        return qs.none()
+    family = user_family(request)
+    if family is None:
+        return qs.none()
+    return qs.filter(**{path: family})
+
+
+def _family_path(model: type[models.Model]) -> str | None:
+    declared = getattr(model, "family_path", None)
+    if declared:
+        return declared
+    if model is Family:
+        return "pk"
+    names = {f.name for f in model._meta.get_fields()}
+    if "family" in names:
+        return "family"
+    if "account" in names:
+        return "account__family"
+    return None
+
+
+class HouseholdAdmin(admin.ModelAdmin):
+    """Set `family_path` when the model reaches its household by another path than `family`."""
+
+    family_path: str | None = None
+    list_per_page = 50
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return scope_queryset(super().get_queryset(request), request, self.family_path)
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
+        if field is not None and hasattr(field, "queryset"):
+            if db_field.related_model is Family:
+                if not is_staff_operator(request):
+                    field.queryset = Family.objects.filter(
+                        pk=getattr(user_family(request), "pk", None)
+                    )
+            else:
+                field.queryset = scope_queryset(field.queryset, request)
+        return field
+
+    def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        field = super().formfield_for_manytomany(db_field, request, **kwargs)
+        if field is not None and hasattr(field, "queryset"):
+            field.queryset = scope_queryset(field.queryset, request)
+        return field
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet, search_term: str) -> Any:
+        # Autocomplete of related models comes through here too: scope it.
+        queryset, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        return scope_queryset(queryset, request, self.family_path), may_have_duplicates
+
+    def get_exclude(self, request: HttpRequest, obj: Any = None) -> Any:
+        exclude = list(super().get_exclude(request, obj) or [])
+        if not is_staff_operator(request) and self._has_family_field():
+            exclude.append("family")
+        return exclude
+
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        if not change and self._has_family_field() and not getattr(obj, "family_id", None):
+            obj.family = user_family(request)
+        super().save_model(request, obj, form, change)
+
+    def _has_family_field(self) -> bool:
+        return any(f.name == "family" for f in self.model._meta.get_fields())
+
+
+class HouseholdRelatedFilter(admin.RelatedFieldListFilter):
+    """A related-field filter whose choices are the household's own records."""
+
+    def field_choices(self, field: Any, request: HttpRequest, model_admin: Any) -> Any:
+        qs = scope_queryset(field.related_model._default_manager.all(), request)
+        return [(obj.pk, str(obj)) for obj in qs]
