@@ -26,7 +26,7 @@ EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "10"))
 
 
 @pytest.fixture
-def api_schema():
+def api_schema(db):
     return schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application())
 
 
