@@ -145,7 +145,7 @@ def api_routes(user: Any, lists: bool = False) -> list[ApiRoute]:
         if len(params) != 1:
             continue
         methods = (
-            [m.upper() for m in actions]
+            [m.upper() for m in actions if m not in ("head", "options")]
             if actions
             else [
                 m.upper() for m in ("get", "post", "put", "patch", "delete") if hasattr(view_cls, m)
