@@ -52,6 +52,33 @@ class FinanceAdminSite(admin.AdminSite):
     site_title = "Household finances"
     index_title = "Your household"
 
+    def index(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        """A household user's home is their dashboard; superusers get the plain index."""
+        family = getattr(request.user, "family", None)
+        if family is None or request.user.is_superuser:
+            return super().index(request, extra_context)
+        from finance.charts import bar_chart, line_chart
+        from finance.selectors.dashboard import dashboard_context
+
+        data = dashboard_context(family=family)
+        context = {
+            **self.each_context(request),
+            **data,
+            "title": family.name,
+            "net_worth_chart": line_chart(
+                data["net_worth"], currency=family.currency, label="net worth"
+            ),
+            "spending_chart": bar_chart(
+                data["spending"], currency=family.currency, label="spending by category"
+            ),
+            "app_list": self.get_app_list(request),
+            **(extra_context or {}),
+        }
+        request.current_app = self.name
+        return TemplateResponse(request, "admin/dashboard.html", context)
+
     def login(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
