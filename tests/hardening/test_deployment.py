@@ -21,6 +21,7 @@ def test_check_deploy_is_clean_with_production_settings(tmp_path):
         "DATA_DIR": str(tmp_path),
     }
     env.pop("DATABASE_URL", None)
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set by the browser tests' session
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=ROOT,
