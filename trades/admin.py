@@ -89,6 +89,7 @@ class TradeAdmin(SecurityScopedFKMixin, HouseholdAdmin):
     date_hierarchy = "date"
     list_select_related = ("account", "security")
     readonly_fields = ("created_at", "updated_at")
+    autocomplete_fields = ("security",)
 
     def save_model(self, request: HttpRequest, obj: Trade, form: Any, change: bool) -> None:
         before = Trade.objects.filter(pk=obj.pk).values("account_id", "date").first()
