@@ -83,7 +83,7 @@ class Trade(models.Model):
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="trades")
     # Required for buys and sells; optional for dividends and interest.
     security = models.ForeignKey(
-        Security, null=True, blank=True, on_delete=models.PROTECT, related_name="trades"
+        Security, null=True, blank=True, on_delete=models.RESTRICT, related_name="trades"
     )
     kind = models.CharField(max_length=16, choices=Kind.choices)
     date = models.DateField()
@@ -124,7 +124,7 @@ class Holding(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="holdings")
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="holdings")
-    security = models.ForeignKey(Security, on_delete=models.PROTECT, related_name="holdings")
+    security = models.ForeignKey(Security, on_delete=models.RESTRICT, related_name="holdings")
     qty = models.DecimalField(**QTY)
     # Total cost of the position in `currency` (average-cost method for derived holdings).
     cost_basis = models.DecimalField(**AMOUNT, null=True, blank=True)

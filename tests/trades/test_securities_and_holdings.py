@@ -171,3 +171,35 @@ class TestProviderHoldings:
         assert_error(
             alice.client.get("/api/v1/holdings", {"account_id": "x"}), 422, "validation_failed"
         )
+
+
+@pytest.mark.django_db
+def test_deleting_a_household_removes_its_trades_and_manual_securities(alice, charlie):
+    from django.db.models import RestrictedError
+
+    from finance.models import Family
+
+    shared = Security.objects.create(ticker="VTI")
+    for household, ticker in ((alice, "MINE"), (charlie, None)):
+        account = investment(household)
+        fields = {"manual_ticker": ticker} if ticker else {"security_id": str(shared.id)}
+        r = household.client.post(
+            "/api/v1/trades",
+            {
+                "trade": {
+                    "account_id": str(account.id),
+                    "date": "2024-01-02",
+                    "qty": 1,
+                    "price": 1,
+                    **fields,
+                }
+            },
+            format="json",
+        )
+        assert r.status_code == 201
+    # a shared security that households trade cannot be deleted from under them
+    with pytest.raises(RestrictedError):
+        shared.delete()
+    Family.objects.filter(pk=alice.family.pk).delete()
+    assert not Security.objects.filter(ticker="MINE").exists()
+    assert Holding.objects.filter(family=charlie.family).count() == 1

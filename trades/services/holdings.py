@@ -53,6 +53,11 @@ def _fold(trades: Iterable[Trade]) -> dict[uuid.UUID, _Position]:
     return positions
 
 
+def _lock(account: Account) -> None:
+    """Serialise holding rewrites of one account (concurrent trade writes, a sync)."""
+    list(Account.objects.select_for_update().filter(pk=account.pk).values_list("pk"))
+
+
 def account_has_provider_holdings(account: Account) -> bool:
     return Holding.objects.filter(account=account, source=Holding.Source.PROVIDER).exists()
 
@@ -62,6 +67,7 @@ def holdings_recompute_from_trades(*, account: Account) -> int:
     """Rebuild a manual account's holdings from its buys and sells; return how many it has.
 
     An account whose holdings came from a provider keeps them: the provider is the truth."""
+    _lock(account)
     if account_has_provider_holdings(account):
         return 0
     trades = (
@@ -118,6 +124,7 @@ def holdings_replace_from_provider(
 
     Securities are found or created by ticker (shared), else by name (a manual security of the
     household). Several upstream rows of one security are summed."""
+    _lock(account)
     merged: dict[uuid.UUID, dict] = {}
     for upstream in holdings:
         security = _upstream_security(account, upstream)
