@@ -56,6 +56,7 @@ class SecurityViewSet(FamilyViewSet):
 class TradeViewSet(FamilyViewSet):
     serializer_class = TradeSerializer
     results_key = "trades"
+    root_key = "trade"
 
     def get_queryset(self) -> QuerySet[Trade]:
         return trade_base_queryset(family=self.family)
