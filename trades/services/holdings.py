@@ -55,7 +55,7 @@ def _fold(trades: Iterable[Trade]) -> dict[uuid.UUID, _Position]:
 
 def _lock(account: Account) -> None:
     """Serialise holding rewrites of one account (concurrent trade writes, a sync)."""
-    list(Account.objects.select_for_update().filter(pk=account.pk).values_list("pk"))
+    list(Account.objects.select_for_update(no_key=True).filter(pk=account.pk).values_list("pk"))
 
 
 def account_has_provider_holdings(account: Account) -> bool:
