@@ -39,6 +39,8 @@ class SecurityScopedFKMixin:
         field = super().formfield_for_foreignkey(db_field, request, **kwargs)  # type: ignore[misc]
         if db_field.name == "security" and field is not None:
             field.queryset = visible_securities(Security.objects.all(), request)
+        if db_field.name == "account" and field is not None:
+            field.queryset = field.queryset.filter(account_type__in=Account.TRADING_TYPES)
         return field
 
 

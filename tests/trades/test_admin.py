@@ -65,8 +65,10 @@ def test_each_household_sees_only_its_own_rows(alice, charlie):
     assert client.get(f"/admin/trades/trade/{a_trade.pk}/change/").status_code == 200
     assert client.get(f"/admin/trades/holding/{a_holding.pk}/change/").status_code == 200
 
-    # the trade form offers own accounts only
+    # the trade form offers own investment and crypto accounts only
+    checking = alice.account(name="Everyday checking")
     form = client.get(f"/admin/trades/trade/{a_trade.pk}/change/").content.decode()
+    assert str(checking.pk) not in form
     assert str(a_sec.pk) in form and str(c_sec.pk) not in form
     assert str(a_trade.account_id) in form and str(c_trade.account_id) not in form
 
