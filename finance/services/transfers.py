@@ -1,12 +1,252 @@
-"""Transfer matching. (The ledger issue fills this in.)"""
+"""Transfers: pairing a household's transactions as money moving between its own accounts.
+
+Matching rules (issue 3): opposite amounts in the same currency, different accounts, dates at
+most 4 days apart, neither leg already in a transfer, and the pair never rejected. A match is a
+`pending` suggestion; the inflow leg becomes `funds_movement`, the outflow leg's kind follows the
+destination account. Pairing is deterministic: closest dates first, then oldest outflow.
+
+Concurrency: the OneToOne constraints on both legs decide between racing runs (each pair is
+inserted in its own savepoint; the loser's IntegrityError is swallowed), and both legs are
+locked before a pair is written or rejected, so a pair rejected meanwhile is never re-suggested.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
+from collections.abc import Iterable, Mapping
 
-from finance.models import Family
+from django.db import IntegrityError, transaction
+from django.db.models import Q, QuerySet
+
+from finance.api.errors import Conflict, ValidationFailed
+from finance.models import Account, Family, RejectedTransfer, Transaction, Transfer
+
+MAX_DAYS_APART = 4
+_CHUNK = 500
+
+ALREADY_PAIRED = "is already part of a transfer"
+NOT_IN_HOUSEHOLD = "does not exist in this household"
+MUST_BE_INFLOW = "must be an inflow (a negative amount: money entering its account)"
+MUST_BE_OUTFLOW = "must be an outflow (a positive amount: money leaving its account)"
+SAME_ACCOUNT = "must belong to another account than outflow_transaction_id"
 
 
-def transfers_match(*, family: Family, account_ids: list[uuid.UUID]) -> int:
-    """Pair transactions of these accounts as pending transfers; return how many were paired."""
-    return 0
+def outflow_kind(destination: Account) -> str:
+    """The outflow leg's kind follows where the money goes."""
+    if destination.account_type == Account.Type.LOAN:
+        return Transaction.Kind.LOAN_PAYMENT
+    if destination.account_type == Account.Type.CREDIT_CARD:
+        return Transaction.Kind.CC_PAYMENT
+    if destination.account_type in Account.TRADING_TYPES:
+        return Transaction.Kind.INVESTMENT_CONTRIBUTION
+    return Transaction.Kind.FUNDS_MOVEMENT
+
+
+def unpaired(qs: QuerySet[Transaction]) -> QuerySet[Transaction]:
+    return qs.filter(transfer_as_inflow__isnull=True, transfer_as_outflow__isnull=True)
+
+
+def _legs_kinds_set(inflow: Transaction, outflow: Transaction) -> None:
+    Transaction.objects.filter(pk=inflow.pk).update(kind=Transaction.Kind.FUNDS_MOVEMENT)
+    Transaction.objects.filter(pk=outflow.pk).update(kind=outflow_kind(inflow.account))
+    inflow.kind = Transaction.Kind.FUNDS_MOVEMENT
+    outflow.kind = outflow_kind(inflow.account)
+
+
+def _lock(*txn_ids: uuid.UUID, skip_locked: bool = False) -> list[Transaction]:
+    return list(
+        Transaction.objects.select_for_update(skip_locked=skip_locked)
+        .filter(pk__in=txn_ids)
+        .order_by("pk")
+    )
+
+
+def _candidates(
+    family: Family, account_ids: Iterable[uuid.UUID], since: Mapping[uuid.UUID, dt.date | None]
+) -> list[tuple[Transaction, Transaction]]:
+    """Possible (outflow, inflow) pairs with a leg in the touched accounts, best first."""
+    touched_q = Q()
+    for account_id in account_ids:
+        start = since.get(account_id)
+        cond = Q(account_id=account_id)
+        if start is not None:
+            cond &= Q(date__gte=start)
+        touched_q |= cond
+    touched = list(
+        unpaired(Transaction.objects.filter(family=family).filter(touched_q))
+        .exclude(amount=0)
+        .select_related("account")
+    )
+    if not touched:
+        return []
+    window = dt.timedelta(days=MAX_DAYS_APART)
+    low = min(t.date for t in touched) - window
+    high = max(t.date for t in touched) + window
+    amounts = sorted({abs(t.amount) for t in touched})
+    others: dict[uuid.UUID, Transaction] = {t.pk: t for t in touched}
+    for i in range(0, len(amounts), _CHUNK):
+        chunk = amounts[i : i + _CHUNK]
+        qs = unpaired(
+            Transaction.objects.filter(family=family, date__gte=low, date__lte=high)
+        ).filter(Q(amount__in=chunk) | Q(amount__in=[-a for a in chunk]))
+        for txn in qs.select_related("account"):
+            others.setdefault(txn.pk, txn)
+    inflows_by_key: dict[tuple[object, str], list[Transaction]] = {}
+    outflows_by_key: dict[tuple[object, str], list[Transaction]] = {}
+    for txn in others.values():
+        index = inflows_by_key if txn.amount < 0 else outflows_by_key
+        index.setdefault((abs(txn.amount), txn.currency), []).append(txn)
+    pairs: dict[tuple[uuid.UUID, uuid.UUID], tuple[Transaction, Transaction]] = {}
+    for txn in touched:
+        key = (abs(txn.amount), txn.currency)
+        if txn.amount > 0:
+            found = [(txn, inflow) for inflow in inflows_by_key.get(key, [])]
+        else:
+            found = [(outflow, txn) for outflow in outflows_by_key.get(key, [])]
+        for outflow, inflow in found:
+            if inflow.account_id == outflow.account_id:
+                continue
+            if abs((inflow.date - outflow.date).days) > MAX_DAYS_APART:
+                continue
+            pairs[(outflow.pk, inflow.pk)] = (outflow, inflow)
+    if not pairs:
+        return []
+    leg_ids = {pk for key in pairs for pk in key}
+    rejected = set(
+        RejectedTransfer.objects.filter(
+            outflow_transaction_id__in=leg_ids, inflow_transaction_id__in=leg_ids
+        ).values_list("outflow_transaction_id", "inflow_transaction_id")
+    )
+    ordered = [pair for key, pair in pairs.items() if key not in rejected]
+    ordered.sort(
+        key=lambda p: (
+            abs((p[1].date - p[0].date).days),
+            p[0].date,
+            p[0].created_at,
+            str(p[0].pk),
+            p[1].date,
+            p[1].created_at,
+            str(p[1].pk),
+        )
+    )
+    return ordered
+
+
+def _pair_create(family: Family, outflow: Transaction, inflow: Transaction) -> bool:
+    """Insert one pending transfer unless a racing run or a rejection got there first."""
+    try:
+        with transaction.atomic():
+            if len(_lock(outflow.pk, inflow.pk, skip_locked=True)) != 2:
+                return False  # another run holds a leg: it decides about this pair
+            if RejectedTransfer.objects.filter(
+                outflow_transaction=outflow, inflow_transaction=inflow
+            ).exists():
+                return False
+            Transfer.objects.create(
+                family=family,
+                inflow_transaction=inflow,
+                outflow_transaction=outflow,
+                status=Transfer.Status.PENDING,
+            )
+            _legs_kinds_set(inflow, outflow)
+    except IntegrityError:
+        return False  # a leg was paired concurrently
+    return True
+
+
+def transfers_match(
+    *,
+    family: Family,
+    account_ids: list[uuid.UUID],
+    since: Mapping[uuid.UUID, dt.date | None] | None = None,
+) -> int:
+    """Pair transactions of these accounts as pending transfers; return how many were paired.
+
+    `since` narrows each account's own legs to those dated from a day on (the counterpart may
+    be anywhere in the household within the date window)."""
+    if not account_ids:
+        return 0
+    used: set[uuid.UUID] = set()
+    created = 0
+    for outflow, inflow in _candidates(family, account_ids, since or {}):
+        if outflow.pk in used or inflow.pk in used:
+            continue
+        if _pair_create(family, outflow, inflow):
+            used.update((outflow.pk, inflow.pk))
+            created += 1
+    return created
+
+
+def _transaction_resolve(family: Family, field: str, pk: uuid.UUID) -> Transaction | None:
+    return Transaction.objects.filter(family=family, pk=pk).select_related("account").first()
+
+
+@transaction.atomic
+def transfer_create(
+    *, family: Family, inflow_transaction_id: uuid.UUID, outflow_transaction_id: uuid.UUID
+) -> Transfer:
+    """Link two chosen transactions as a confirmed transfer."""
+    errors: list[str] = []
+    inflow = _transaction_resolve(family, "inflow_transaction_id", inflow_transaction_id)
+    outflow = _transaction_resolve(family, "outflow_transaction_id", outflow_transaction_id)
+    if inflow is None:
+        errors.append(f"inflow_transaction_id: {NOT_IN_HOUSEHOLD}")
+    elif inflow.amount >= 0:
+        errors.append(f"inflow_transaction_id: {MUST_BE_INFLOW}")
+    if outflow is None:
+        errors.append(f"outflow_transaction_id: {NOT_IN_HOUSEHOLD}")
+    elif outflow.amount <= 0:
+        errors.append(f"outflow_transaction_id: {MUST_BE_OUTFLOW}")
+    if inflow is not None and outflow is not None and inflow.account_id == outflow.account_id:
+        errors.append(f"inflow_transaction_id: {SAME_ACCOUNT}")
+    if errors:
+        raise ValidationFailed(errors)
+    _lock(inflow.pk, outflow.pk)
+    for name, txn in (("inflow_transaction_id", inflow), ("outflow_transaction_id", outflow)):
+        if Transfer.objects.filter(Q(inflow_transaction=txn) | Q(outflow_transaction=txn)).exists():
+            raise Conflict(f"{name}: transaction {txn.pk} {ALREADY_PAIRED}.")
+    try:
+        with transaction.atomic():
+            transfer = Transfer.objects.create(
+                family=family,
+                inflow_transaction=inflow,
+                outflow_transaction=outflow,
+                status=Transfer.Status.CONFIRMED,
+            )
+    except IntegrityError:
+        raise Conflict(f"One of the transactions {ALREADY_PAIRED}.") from None
+    # The household says it is a transfer: forget an earlier rejection of this pair.
+    RejectedTransfer.objects.filter(inflow_transaction=inflow, outflow_transaction=outflow).delete()
+    _legs_kinds_set(inflow, outflow)
+    return transfer
+
+
+def transfer_confirm(*, transfer: Transfer) -> Transfer:
+    if transfer.status != Transfer.Status.CONFIRMED:
+        transfer.status = Transfer.Status.CONFIRMED
+        transfer.save(update_fields=["status", "updated_at"])
+    return transfer
+
+
+@transaction.atomic
+def transfer_reject(*, transfer: Transfer) -> RejectedTransfer:
+    """Not a transfer: unpair, reset both legs to standard, never suggest the pair again."""
+    _lock(transfer.inflow_transaction_id, transfer.outflow_transaction_id)
+    rejected, _ = RejectedTransfer.objects.get_or_create(
+        family=transfer.family,
+        inflow_transaction_id=transfer.inflow_transaction_id,
+        outflow_transaction_id=transfer.outflow_transaction_id,
+    )
+    Transaction.objects.filter(
+        pk__in=[transfer.inflow_transaction_id, transfer.outflow_transaction_id]
+    ).update(kind=Transaction.Kind.STANDARD)
+    Transfer.objects.filter(pk=transfer.pk).delete()
+    return rejected
+
+
+def transfer_legs_reset(*, transaction_ids: Iterable[uuid.UUID]) -> None:
+    """Legs whose transfer disappeared (its other leg was deleted) are plain again."""
+    Transaction.objects.filter(pk__in=list(transaction_ids)).exclude(
+        kind=Transaction.Kind.ONE_TIME
+    ).update(kind=Transaction.Kind.STANDARD)
