@@ -33,8 +33,8 @@ class _AllOptional:
 
 class AccountFieldsSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=255)
-    account_type = serializers.ChoiceField(choices=Account.Type.values, required=False)
-    status = serializers.ChoiceField(choices=Account.Status.values, required=False)
+    account_type = serializers.ChoiceField(choices=Account.Type.choices, required=False)
+    status = serializers.ChoiceField(choices=Account.Status.choices, required=False)
     currency = CurrencyField(required=False)
     institution_name = serializers.CharField(
         max_length=255, required=False, allow_blank=True, allow_null=True
@@ -66,8 +66,8 @@ class AccountUpdateRequestSerializer(serializers.Serializer):
 class AccountSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     name = serializers.CharField()
-    account_type = serializers.ChoiceField(choices=Account.Type.values)
-    status = serializers.ChoiceField(choices=Account.Status.values)
+    account_type = serializers.ChoiceField(choices=Account.Type.choices)
+    status = serializers.ChoiceField(choices=Account.Status.choices)
     currency = serializers.CharField()
     balance = serializers.CharField(help_text="decimal string at the currency's precision")
     classification = serializers.ChoiceField(choices=["asset", "liability"])

@@ -58,7 +58,7 @@ def leg(txn: Transaction) -> dict[str, Any]:
 
 class TransferSerializer(serializers.Serializer):
     id = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=Transfer.Status.values)
+    status = serializers.ChoiceField(choices=Transfer.Status.choices)
     amount = serializers.CharField(help_text="what left the outflow account, positive")
     currency = serializers.CharField()
     date = StrictDateField(help_text="the outflow's date")
