@@ -15,6 +15,8 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Iterable, Mapping
+from decimal import Decimal
+from typing import NamedTuple
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
@@ -32,13 +34,28 @@ MUST_BE_OUTFLOW = "must be an outflow (a positive amount: money leaving its acco
 SAME_ACCOUNT = "must belong to another account than outflow_transaction_id"
 
 
-def outflow_kind(destination: Account) -> str:
-    """The outflow leg's kind follows where the money goes."""
-    if destination.account_type == Account.Type.LOAN:
+class Leg(NamedTuple):
+    """The columns matching needs, without the cost of a model instance per row."""
+
+    pk: uuid.UUID
+    account_id: uuid.UUID
+    account_type: str
+    date: dt.date
+    amount: Decimal
+    currency: str
+    created_at: dt.datetime
+
+
+_LEG_COLUMNS = ("id", "account_id", "account__account_type", "date", "amount", "currency")
+
+
+def outflow_kind(destination_type: str) -> str:
+    """The outflow leg's kind follows where the money goes (the inflow's account type)."""
+    if destination_type == Account.Type.LOAN:
         return Transaction.Kind.LOAN_PAYMENT
-    if destination.account_type == Account.Type.CREDIT_CARD:
+    if destination_type == Account.Type.CREDIT_CARD:
         return Transaction.Kind.CC_PAYMENT
-    if destination.account_type in Account.TRADING_TYPES:
+    if destination_type in Account.TRADING_TYPES:
         return Transaction.Kind.INVESTMENT_CONTRIBUTION
     return Transaction.Kind.FUNDS_MOVEMENT
 
@@ -47,24 +64,27 @@ def unpaired(qs: QuerySet[Transaction]) -> QuerySet[Transaction]:
     return qs.filter(transfer_as_inflow__isnull=True, transfer_as_outflow__isnull=True)
 
 
-def _legs_kinds_set(inflow: Transaction, outflow: Transaction) -> None:
-    Transaction.objects.filter(pk=inflow.pk).update(kind=Transaction.Kind.FUNDS_MOVEMENT)
-    Transaction.objects.filter(pk=outflow.pk).update(kind=outflow_kind(inflow.account))
-    inflow.kind = Transaction.Kind.FUNDS_MOVEMENT
-    outflow.kind = outflow_kind(inflow.account)
+def _legs_kinds_set(inflow_id: uuid.UUID, outflow_id: uuid.UUID, destination_type: str) -> None:
+    Transaction.objects.filter(pk=inflow_id).update(kind=Transaction.Kind.FUNDS_MOVEMENT)
+    Transaction.objects.filter(pk=outflow_id).update(kind=outflow_kind(destination_type))
 
 
-def _lock(*txn_ids: uuid.UUID, skip_locked: bool = False) -> list[Transaction]:
+def _lock(*txn_ids: uuid.UUID, skip_locked: bool = False) -> list[uuid.UUID]:
     return list(
         Transaction.objects.select_for_update(skip_locked=skip_locked)
         .filter(pk__in=txn_ids)
         .order_by("pk")
+        .values_list("pk", flat=True)
     )
+
+
+def _legs(qs: QuerySet[Transaction]) -> list[Leg]:
+    return [Leg(*row) for row in qs.values_list(*_LEG_COLUMNS, "created_at")]
 
 
 def _candidates(
     family: Family, account_ids: Iterable[uuid.UUID], since: Mapping[uuid.UUID, dt.date | None]
-) -> list[tuple[Transaction, Transaction]]:
+) -> list[tuple[Leg, Leg]]:
     """Possible (outflow, inflow) pairs with a leg in the touched accounts, best first."""
     touched_q = Q()
     for account_id in account_ids:
@@ -73,10 +93,8 @@ def _candidates(
         if start is not None:
             cond &= Q(date__gte=start)
         touched_q |= cond
-    touched = list(
-        unpaired(Transaction.objects.filter(family=family).filter(touched_q))
-        .exclude(amount=0)
-        .select_related("account")
+    touched = _legs(
+        unpaired(Transaction.objects.filter(family=family).filter(touched_q)).exclude(amount=0)
     )
     if not touched:
         return []
@@ -84,20 +102,19 @@ def _candidates(
     low = min(t.date for t in touched) - window
     high = max(t.date for t in touched) + window
     amounts = sorted({abs(t.amount) for t in touched})
-    others: dict[uuid.UUID, Transaction] = {t.pk: t for t in touched}
-    for i in range(0, len(amounts), _CHUNK):
-        chunk = amounts[i : i + _CHUNK]
-        qs = unpaired(
-            Transaction.objects.filter(family=family, date__gte=low, date__lte=high)
-        ).filter(Q(amount__in=chunk) | Q(amount__in=[-a for a in chunk]))
-        for txn in qs.select_related("account"):
-            others.setdefault(txn.pk, txn)
-    inflows_by_key: dict[tuple[object, str], list[Transaction]] = {}
-    outflows_by_key: dict[tuple[object, str], list[Transaction]] = {}
+    others: dict[uuid.UUID, Leg] = {t.pk: t for t in touched}
+    qs = unpaired(Transaction.objects.filter(family=family, date__gte=low, date__lte=high))
+    if len(amounts) <= _CHUNK:
+        # Few amounts: ask for them; many (an import): reading the whole window is cheaper.
+        qs = qs.filter(Q(amount__in=amounts) | Q(amount__in=[-a for a in amounts]))
+    for leg in _legs(qs):
+        others.setdefault(leg.pk, leg)
+    inflows_by_key: dict[tuple[object, str], list[Leg]] = {}
+    outflows_by_key: dict[tuple[object, str], list[Leg]] = {}
     for txn in others.values():
         index = inflows_by_key if txn.amount < 0 else outflows_by_key
         index.setdefault((abs(txn.amount), txn.currency), []).append(txn)
-    pairs: dict[tuple[uuid.UUID, uuid.UUID], tuple[Transaction, Transaction]] = {}
+    pairs: dict[tuple[uuid.UUID, uuid.UUID], tuple[Leg, Leg]] = {}
     for txn in touched:
         key = (abs(txn.amount), txn.currency)
         if txn.amount > 0:
@@ -133,26 +150,71 @@ def _candidates(
     return ordered
 
 
-def _pair_create(family: Family, outflow: Transaction, inflow: Transaction) -> bool:
+def _pair_create(family: Family, outflow: Leg, inflow: Leg) -> bool:
     """Insert one pending transfer unless a racing run or a rejection got there first."""
     try:
         with transaction.atomic():
             if len(_lock(outflow.pk, inflow.pk, skip_locked=True)) != 2:
                 return False  # another run holds a leg: it decides about this pair
             if RejectedTransfer.objects.filter(
-                outflow_transaction=outflow, inflow_transaction=inflow
+                outflow_transaction_id=outflow.pk, inflow_transaction_id=inflow.pk
             ).exists():
                 return False
             Transfer.objects.create(
                 family=family,
-                inflow_transaction=inflow,
-                outflow_transaction=outflow,
+                inflow_transaction_id=inflow.pk,
+                outflow_transaction_id=outflow.pk,
                 status=Transfer.Status.PENDING,
             )
-            _legs_kinds_set(inflow, outflow)
+            _legs_kinds_set(inflow.pk, outflow.pk, inflow.account_type)
     except IntegrityError:
         return False  # a leg was paired concurrently
     return True
+
+
+def _pairs_create(family: Family, pairs: list[tuple[Leg, Leg]]) -> int:
+    """Write chosen (outflow, inflow) pairs in a few queries. Legs are locked first (skipping
+    those another run holds: it decides about them), then re-checked: still unpaired and the
+    pair still not rejected. Any IntegrityError left (a race on a backend without row locks)
+    falls back to one savepoint per pair."""
+    leg_ids = [pk for outflow, inflow in pairs for pk in (outflow.pk, inflow.pk)]
+    with transaction.atomic():
+        locked = set(_lock(*leg_ids, skip_locked=True))
+        free = set(unpaired(Transaction.objects.filter(pk__in=locked)).values_list("pk", flat=True))
+        rejected = set(
+            RejectedTransfer.objects.filter(
+                outflow_transaction_id__in=free, inflow_transaction_id__in=free
+            ).values_list("outflow_transaction_id", "inflow_transaction_id")
+        )
+        chosen = [
+            (outflow, inflow)
+            for outflow, inflow in pairs
+            if outflow.pk in free and inflow.pk in free and (outflow.pk, inflow.pk) not in rejected
+        ]
+        try:
+            with transaction.atomic():
+                Transfer.objects.bulk_create(
+                    [
+                        Transfer(
+                            family=family,
+                            inflow_transaction_id=inflow.pk,
+                            outflow_transaction_id=outflow.pk,
+                            status=Transfer.Status.PENDING,
+                        )
+                        for outflow, inflow in chosen
+                    ]
+                )
+        except IntegrityError:
+            return sum(_pair_create(family, outflow, inflow) for outflow, inflow in chosen)
+        Transaction.objects.filter(pk__in=[inflow.pk for _, inflow in chosen]).update(
+            kind=Transaction.Kind.FUNDS_MOVEMENT
+        )
+        by_kind: dict[str, list[uuid.UUID]] = {}
+        for outflow, inflow in chosen:
+            by_kind.setdefault(outflow_kind(inflow.account_type), []).append(outflow.pk)
+        for kind, ids in by_kind.items():
+            Transaction.objects.filter(pk__in=ids).update(kind=kind)
+    return len(chosen)
 
 
 def transfers_match(
@@ -168,13 +230,15 @@ def transfers_match(
     if not account_ids:
         return 0
     used: set[uuid.UUID] = set()
-    created = 0
+    chosen: list[tuple[Leg, Leg]] = []
     for outflow, inflow in _candidates(family, account_ids, since or {}):
         if outflow.pk in used or inflow.pk in used:
             continue
-        if _pair_create(family, outflow, inflow):
-            used.update((outflow.pk, inflow.pk))
-            created += 1
+        used.update((outflow.pk, inflow.pk))
+        chosen.append((outflow, inflow))
+    created = 0
+    for i in range(0, len(chosen), _CHUNK):
+        created += _pairs_create(family, chosen[i : i + _CHUNK])
     return created
 
 
@@ -218,7 +282,7 @@ def transfer_create(
         raise Conflict(f"One of the transactions {ALREADY_PAIRED}.") from None
     # The household says it is a transfer: forget an earlier rejection of this pair.
     RejectedTransfer.objects.filter(inflow_transaction=inflow, outflow_transaction=outflow).delete()
-    _legs_kinds_set(inflow, outflow)
+    _legs_kinds_set(inflow.pk, outflow.pk, inflow.account.account_type)
     return transfer
 
 
