@@ -52,6 +52,13 @@ class AccountAdmin(HouseholdAdmin):
     search_fields = ("name", "institution_name")
     readonly_fields = ("balance", "reported_balance", "reported_balance_at")
 
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        initial = super().get_changeform_initial_data(request)
+        family = getattr(request.user, "family", None)
+        if family is not None:
+            initial.setdefault("currency", family.currency)
+        return initial
+
     @admin.display(description="balance", ordering="balance")
     def balance_display(self, obj: Account) -> str:
         return f"{format_amount(obj.balance, obj.currency)} {obj.currency}"

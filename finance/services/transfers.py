@@ -217,6 +217,42 @@ def _pairs_create(family: Family, pairs: list[tuple[Leg, Leg]]) -> int:
     return len(chosen)
 
 
+def _stale_suggestions_drop(
+    family: Family, account_ids: list[uuid.UUID], since: Mapping[uuid.UUID, dt.date | None]
+) -> None:
+    """A pending suggestion whose legs were edited so that they no longer match is withdrawn
+    (both legs back to standard). Confirmed transfers are the household's word: kept."""
+    touched_q = Q()
+    for account_id in account_ids:
+        for side in ("inflow_transaction", "outflow_transaction"):
+            cond = Q(**{f"{side}__account_id": account_id})
+            if since.get(account_id) is not None:
+                cond &= Q(**{f"{side}__date__gte": since[account_id] - dt.timedelta(days=4)})
+            touched_q |= cond
+    stale = []
+    for transfer in (
+        Transfer.objects.filter(family=family, status=Transfer.Status.PENDING)
+        .filter(touched_q)
+        .select_related("inflow_transaction", "outflow_transaction")
+    ):
+        inflow, outflow = transfer.inflow_transaction, transfer.outflow_transaction
+        if (
+            outflow.amount <= 0
+            or inflow.amount != -outflow.amount
+            or inflow.currency != outflow.currency
+            or inflow.account_id == outflow.account_id
+            or abs((inflow.date - outflow.date).days) > MAX_DAYS_APART
+        ):
+            stale.append(transfer)
+    if stale:
+        Transfer.objects.filter(pk__in=[t.pk for t in stale]).delete()
+        transfer_legs_reset(
+            transaction_ids=[
+                pk for t in stale for pk in (t.inflow_transaction_id, t.outflow_transaction_id)
+            ]
+        )
+
+
 def transfers_match(
     *,
     family: Family,
@@ -229,6 +265,7 @@ def transfers_match(
     be anywhere in the household within the date window)."""
     if not account_ids:
         return 0
+    _stale_suggestions_drop(family, account_ids, since or {})
     used: set[uuid.UUID] = set()
     chosen: list[tuple[Leg, Leg]] = []
     for outflow, inflow in _candidates(family, account_ids, since or {}):

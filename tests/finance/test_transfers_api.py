@@ -295,3 +295,33 @@ class TestEndpoints:
         assert r.status_code == 200
         assert Transfer.objects.count() == 0
         assert Transaction.objects.filter(pk=inflow.pk).exists()
+
+
+@pytest.mark.django_db
+def test_editing_a_suggested_leg_withdraws_the_suggestion(alice):
+    outflow, inflow = legs(alice)
+    transfers_match(family=alice.family, account_ids=[outflow.account_id])
+    r = alice.client.patch(
+        f"/api/v1/transactions/{outflow.id}", {"transaction": {"amount": "99"}}, format="json"
+    )
+    assert r.status_code == 200
+    assert r.json()["transfer"] is None and r.json()["kind"] == "standard"
+    assert Transfer.objects.count() == 0
+    inflow.refresh_from_db()
+    assert inflow.kind == "standard"
+    # a confirmed transfer is kept whatever the edit
+    r = alice.client.post(
+        "/api/v1/transfers",
+        {
+            "transfer": {
+                "inflow_transaction_id": str(inflow.id),
+                "outflow_transaction_id": str(outflow.id),
+            }
+        },
+        format="json",
+    )
+    assert r.status_code == 201
+    alice.client.patch(
+        f"/api/v1/transactions/{outflow.id}", {"transaction": {"amount": "98"}}, format="json"
+    )
+    assert Transfer.objects.get().status == "confirmed"
