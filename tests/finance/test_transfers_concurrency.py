@@ -57,3 +57,45 @@ def test_concurrent_matching_pairs_each_transaction_once(postgres_only):
         transfer_as_inflow__isnull=True, transfer_as_outflow__isnull=True
     )
     assert unpaired.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_writes_keep_the_balance_and_series_right(postgres_only, live_server):
+    """20 transactions posted at once to one account: every balance refresh sees the others."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import requests
+
+    from finance.models import AccountBalance, ApiKey
+    from finance.services.api_keys import api_key_create
+    from tests.factories import UserFactory
+
+    user = UserFactory()
+    account = AccountFactory(family=user.family)
+    _, key = api_key_create(user=user, name="k", scope=ApiKey.SCOPE_READ_WRITE)
+
+    def post(i: int) -> int:
+        r = requests.post(
+            f"{live_server.url}/api/v1/transactions",
+            json={
+                "transaction": {
+                    "account_id": str(account.id),
+                    "date": f"2024-01-{1 + i % 10:02d}",
+                    "amount": "-10",
+                    "name": f"pay {i}",
+                }
+            },
+            headers={"X-Api-Key": key},
+            timeout=60,
+        )
+        return r.status_code
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        statuses = list(pool.map(post, range(20)))
+    assert statuses == [201] * 20
+    account.refresh_from_db()
+    assert account.balance == Decimal("200")
+    day = AccountBalance.objects.get(account=account, date=dt.date(2024, 1, 10))
+    assert day.balance == Decimal("200")
+    fifth = AccountBalance.objects.get(account=account, date=dt.date(2024, 1, 5))
+    assert fifth.balance == Decimal("100")
