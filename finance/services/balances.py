@@ -161,7 +161,9 @@ def account_balances_refresh(*, account_dates: Mapping[uuid.UUID, dt.date | None
     with transaction.atomic():
         # Lock in a fixed order: concurrent refreshes of one account queue instead of colliding.
         accounts = list(
-            Account.objects.select_for_update().filter(pk__in=list(account_dates)).order_by("pk")
+            Account.objects.select_for_update(no_key=True)
+            .filter(pk__in=list(account_dates))
+            .order_by("pk")
         )
         for account in accounts:
             if account.reported_balance is not None:

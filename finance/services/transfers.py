@@ -71,7 +71,7 @@ def _legs_kinds_set(inflow_id: uuid.UUID, outflow_id: uuid.UUID, destination_typ
 
 def _lock(*txn_ids: uuid.UUID, skip_locked: bool = False) -> list[uuid.UUID]:
     return list(
-        Transaction.objects.select_for_update(skip_locked=skip_locked)
+        Transaction.objects.select_for_update(skip_locked=skip_locked, no_key=True)
         .filter(pk__in=txn_ids)
         .order_by("pk")
         .values_list("pk", flat=True)

@@ -61,7 +61,7 @@ def test_concurrent_matching_pairs_each_transaction_once(postgres_only):
 
 @pytest.mark.django_db(transaction=True)
 def test_parallel_writes_keep_the_balance_and_series_right(postgres_only, live_server):
-    """20 transactions posted at once to one account: every balance refresh sees the others."""
+    """40 transactions posted at once to one account: every balance refresh sees the others."""
     from concurrent.futures import ThreadPoolExecutor
 
     import requests
@@ -90,12 +90,12 @@ def test_parallel_writes_keep_the_balance_and_series_right(postgres_only, live_s
         )
         return r.status_code
 
-    with ThreadPoolExecutor(max_workers=20) as pool:
-        statuses = list(pool.map(post, range(20)))
-    assert statuses == [201] * 20
+    with ThreadPoolExecutor(max_workers=40) as pool:
+        statuses = list(pool.map(post, range(40)))
+    assert statuses == [201] * 40
     account.refresh_from_db()
-    assert account.balance == Decimal("200")
+    assert account.balance == Decimal("400")
     day = AccountBalance.objects.get(account=account, date=dt.date(2024, 1, 10))
-    assert day.balance == Decimal("200")
+    assert day.balance == Decimal("400")
     fifth = AccountBalance.objects.get(account=account, date=dt.date(2024, 1, 5))
-    assert fifth.balance == Decimal("100")
+    assert fifth.balance == Decimal("200")
