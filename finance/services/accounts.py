@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.db.models import ProtectedError
 
 from finance.api.errors import Conflict, ValidationFailed
 from finance.models import Account, Family, Transaction, Transfer
@@ -72,5 +73,13 @@ def account_delete(*, account: Account, cascade: bool) -> None:
         .exclude(outflow_transaction__account=account)
         .values_list("outflow_transaction_id", flat=True)
     )
-    account.delete()
+    try:
+        with transaction.atomic():
+            account.delete()
+    except ProtectedError as exc:
+        kinds = sorted({type(obj)._meta.verbose_name_plural for obj in exc.protected_objects})
+        raise Conflict(
+            f"Account {account.name!r} is still referenced by {', '.join(kinds)}; "
+            "remove those first."
+        ) from None
     transfer_legs_reset(transaction_ids=other_legs)
