@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from types import SimpleNamespace
 
 import pytest
 from django.utils import timezone
@@ -173,26 +172,30 @@ class TestSeries:
 
 
 @pytest.mark.django_db
-def test_trading_accounts_count_trade_cash_flows(alice, monkeypatch):
-    """Until the trades app has its Trade model, stand one in: any model with `account`, `date`
-    and a ledger-signed `amount`. Excluded transactions serve as trades: they are not flows
-    themselves, so whatever they add comes through the trade path alone."""
-    from finance.models import Transaction
-    from finance.services import balances
+def test_trading_accounts_count_trade_cash_flows(alice):
+    """A buy is cash leaving the investment account; a bank account has no trades."""
     from tests.factories import TransactionFactory
 
-    assert balances.trade_model() is None  # tolerated: no Trade model yet
-    stand_in = SimpleNamespace(objects=Transaction.objects.filter(excluded=True))
-    monkeypatch.setattr(balances, "trade_model", lambda: stand_in)
     broker = alice.account(account_type=Account.Type.INVESTMENT)
     bank = alice.account()
     for account in (broker, bank):
         TransactionFactory(account=account, amount=Decimal("-500"), date=dt.date(2024, 1, 1))
-        TransactionFactory(
-            account=account, amount=Decimal("200"), date=dt.date(2024, 1, 2), excluded=True
-        )
         account_balances_refresh(account_dates={account.pk: None})
-        account.refresh_from_db()
-    # broker: 500 in, then a 200 buy (cash leaving); bank: the excluded row does not count
+    r = alice.client.post(
+        "/api/v1/trades",
+        {
+            "trade": {
+                "account_id": str(broker.id),
+                "date": "2024-01-02",
+                "ticker": "VTI",
+                "qty": 1,
+                "price": 200,
+            }
+        },
+        format="json",
+    )
+    assert r.status_code == 201, r.content
+    broker.refresh_from_db()
+    bank.refresh_from_db()
     assert broker.balance == Decimal("300")
     assert bank.balance == Decimal("500")
