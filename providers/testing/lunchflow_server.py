@@ -223,6 +223,9 @@ class FakeLunchFlow(ThreadingHTTPServer):
         self.lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return None  # a client that hung up (timeouts, faults): nothing to report
+
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}{PREFIX}"
