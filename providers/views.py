@@ -41,7 +41,10 @@ TAG = ["Provider connections"]
 @extend_schema(tags=TAG)
 class ProviderConnectionViewSet(FamilyViewSet):
     serializer_class = ProviderConnectionSerializer
-    results_key = "provider_connections"
+
+    @property
+    def results_key(self) -> str:  # type: ignore[override]
+        return "accounts" if getattr(self, "action", None) == "accounts" else "provider_connections"
 
     def get_queryset(self) -> QuerySet[ProviderConnection]:
         return connection_queryset(family=self.family)
@@ -66,7 +69,7 @@ class ProviderConnectionViewSet(FamilyViewSet):
     def retrieve(self, request: Request, pk: str) -> Response:
         return Response(ProviderConnectionSerializer(self.get_object()).data)
 
-    @extend_schema(responses=DeletedSerializer)
+    @extend_schema(responses={200: DeletedSerializer})
     def destroy(self, request: Request, pk: str) -> Response:
         connection_delete(connection=self.get_object())
         return deleted_response("Provider connection")
@@ -75,7 +78,6 @@ class ProviderConnectionViewSet(FamilyViewSet):
     @action(detail=True, methods=["get"], url_path="accounts")
     def accounts(self, request: Request, pk: str) -> Response:
         connection = self.get_object()
-        self.results_key = "accounts"
         qs = ProviderAccount.objects.filter(connection=connection).order_by("name", "id")
         return self.paginated(qs, ProviderAccountSerializer)
 
