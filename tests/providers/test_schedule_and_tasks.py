@@ -74,6 +74,7 @@ def test_only_one_active_sync_per_connection_at_the_database_level(alice, lunchf
     with pytest.raises(IntegrityError), transaction.atomic():
         Sync.objects.create(connection=connection, status=Sync.Status.SYNCING)
     again, created = sync_request(connection=connection)
+    assert again.status == "pending"
     assert created is False and Sync.objects.count() == 1
 
 
