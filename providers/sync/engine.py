@@ -135,7 +135,7 @@ def _balance_apply(account: Account, balance: UpstreamBalance) -> bool:
 
 def _holdings_apply(account: Account, holdings: list[UpstreamHolding], as_of: dt.date) -> None:
     try:
-        from trades.services.holdings import holdings_replace_from_provider
+        from trades.services import holdings_replace_from_provider
     except ImportError:  # the trades app not merged yet: holdings are fetched but not stored
         logger.warning("holdings_replace_from_provider is unavailable; holdings not stored")
         return
