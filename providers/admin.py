@@ -7,11 +7,16 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest, HttpResponseRedirect
+from django.urls import NoReverseMatch, path, reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
 
 from finance.admin_base import HouseholdAdmin, HouseholdRelatedFilter, scope_queryset
+from finance.api.errors import ValidationFailed
+from finance.models import Account
 from providers.models import ProviderAccount, ProviderConnection, Sync
-from providers.services import sync_request
+from providers.services import account_sync_request, sync_request
 
 
 class ProviderAccountInline(admin.TabularInline):
@@ -63,6 +68,32 @@ class ProviderConnectionAdmin(HouseholdAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # connecting checks the credential with the provider: use the API
+
+    def get_urls(self) -> list:
+        view = self.admin_site.admin_view(require_POST(self.account_sync_view))
+        return [
+            path("account/<uuid:account_id>/sync/", view, name="providers_account_sync"),
+            *super().get_urls(),
+        ]
+
+    def account_sync_view(self, request: HttpRequest, account_id: Any) -> HttpResponseRedirect:
+        """The account page's "Sync now": syncs the connection the account is linked to."""
+        account = scope_queryset(Account.objects.all(), request).filter(pk=account_id).first()
+        if account is None:
+            raise Http404
+        try:
+            sync = account_sync_request(account=account)
+        except ValidationFailed:
+            self.message_user(request, "This account is not linked to a provider.", messages.ERROR)
+        else:
+            self.message_user(request, f"Sync {sync.status} for {account}.", messages.SUCCESS)
+        target = request.META.get("HTTP_REFERER", "")
+        if not url_has_allowed_host_and_scheme(target, {request.get_host()}):
+            try:
+                target = reverse("admin:finance_account_change", args=[account.pk])
+            except NoReverseMatch:
+                target = reverse("admin:providers_providerconnection_changelist")
+        return HttpResponseRedirect(target)
 
 
 @admin.register(ProviderAccount)
