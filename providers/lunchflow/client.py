@@ -7,8 +7,8 @@ every amount is negated here. Every fetch returns all of its rows or raises Prov
 Pagination: a response may hold fewer rows than its `total`. The client follows a next link
 (`next`, `nextPage`, `links.next`) or a cursor (`nextCursor`, `cursor`) when the response gives
 one; otherwise it splits the date range in two and asks again, down to single days; a single
-day still short is asked with `offset`; if that brings nothing new the fetch fails rather
-than return a partial list."""
+day still short is asked with `offset`, then with `page`; if neither brings anything new the
+fetch fails rather than return a partial list."""
 
 from __future__ import annotations
 
@@ -188,13 +188,21 @@ class LunchFlowClient:
                 account_id, middle + dt.timedelta(days=1), end
             )
             return self._complete(rows, total, start, end)
-        first = rows
+        first = list(rows)
         while len(rows) < total and pages < MAX_PAGES:
             pages += 1
             _, more, _ = self._page(account_id, {**params, "offset": len(rows)})
             if not more or more == first:
                 break
             rows += more
+        if len(rows) < total:  # offset not understood: try page numbers
+            rows, page = list(first), 1
+            while len(rows) < total and page < MAX_PAGES:
+                page += 1
+                _, more, _ = self._page(account_id, {**params, "page": page})
+                if not more or more == first:
+                    break
+                rows += more
         return self._complete(rows, total, start, end)
 
     @staticmethod

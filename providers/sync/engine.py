@@ -105,12 +105,16 @@ def _sync_claim(sync_id: uuid.UUID) -> Sync | None:
     return Sync.objects.select_related("connection__family", "provider_account").get(pk=sync_id)
 
 
-def _ledger_account_for(pa: ProviderAccount) -> Account:
-    """The linked ledger account, or a new one at the first sync (decisions.md)."""
+def _ledger_account_for(pa: ProviderAccount, *, has_holdings: bool = False) -> Account:
+    """The linked ledger account, or a new one at the first sync (decisions.md): the upstream
+    type, else `investment` when the provider reports holdings, else `depository`."""
     if pa.account_id:
         return pa.account
     family = pa.connection.family
-    account_type = pa.account_type if pa.account_type in ACCOUNT_TYPES else "depository"
+    if pa.account_type in ACCOUNT_TYPES:
+        account_type = pa.account_type
+    else:
+        account_type = "investment" if has_holdings else "depository"
     account = Account.objects.create(
         family=family,
         name=pa.name,
@@ -164,7 +168,7 @@ def account_sync(
         except HoldingsNotSupported:
             holdings_supported = False
     with transaction.atomic():
-        account = _ledger_account_for(pa)
+        account = _ledger_account_for(pa, has_holdings=bool(holdings))
         result = transactions_apply(
             account=account, source=adapter.provider, rows=rows, today=today
         )

@@ -45,6 +45,7 @@ class Scenario:
     transactions: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     holdings: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # absent: 501
     page_size: int | None = None  # rows per response; `total` still counts them all
+    paging: str | None = None  # None: no paging parameter understood; "offset" or "page"
     faults: dict[str, Fault] = field(default_factory=dict)  # path (no prefix) -> fault
     requests: list[dict[str, Any]] = field(default_factory=list)
 
@@ -209,7 +210,14 @@ class _Handler(BaseHTTPRequestHandler):
             and (pending or not r.get("isPending"))
         ]
         rows.sort(key=lambda r: r["date"], reverse=True)
-        shown = rows if scenario.page_size is None else rows[: scenario.page_size]
+        first = 0
+        if scenario.page_size and scenario.paging == "offset":
+            first = int(query.get("offset", 0))
+        elif scenario.page_size and scenario.paging == "page":
+            first = (int(query.get("page", 1)) - 1) * scenario.page_size
+        shown = (
+            rows[first:] if scenario.page_size is None else rows[first : first + scenario.page_size]
+        )
         return {"transactions": shown, "total": len(rows)}
 
 

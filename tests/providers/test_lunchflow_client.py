@@ -153,3 +153,13 @@ def test_a_transaction_without_an_amount_is_malformed(one_account):
     del row["amount"]
     with pytest.raises(ProviderError, match="amount"):
         client().transactions("a1", YEAR_AGO, TODAY)
+
+
+@pytest.mark.parametrize("paging", ["offset", "page"])
+def test_a_single_day_with_more_rows_than_a_page_uses_offset_or_page(one_account, paging):
+    for n in range(7):
+        one_account.scenario.add_transaction("a1", f"t{n}", day(1), -n - 1, "Same day")
+    one_account.scenario.page_size = 3
+    one_account.scenario.paging = paging
+    rows = client().transactions("a1", YEAR_AGO, TODAY)
+    assert sorted(r.upstream_id for r in rows) == [f"t{n}" for n in range(7)]

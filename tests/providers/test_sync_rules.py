@@ -317,3 +317,30 @@ def test_the_window_reads_history_then_overlaps_the_last_good_sync(alice, checki
     assert (first.window_start, first.window_end) == (today - dt.timedelta(days=90), today)
     second = run_sync(connection)
     assert second.window_start == today - dt.timedelta(days=10)
+
+
+def test_holdings_are_handed_to_trades_and_make_the_new_account_an_investment(
+    alice, checking, monkeypatch
+):
+    checking.add_account("b1", "Brokerage", "USD", "500")
+    checking.holdings["b1"] = [
+        {
+            "security": {"name": "Apple", "tickerSymbol": "AAPL", "currency": "USD"},
+            "quantity": 2,
+            "price": 250,
+            "value": 500,
+            "costBasis": 300,
+            "currency": "USD",
+        }
+    ]
+    calls = []
+    monkeypatch.setattr(
+        "providers.sync.engine._holdings_apply",
+        lambda account, holdings, as_of: calls.append((account.name, holdings, as_of)),
+    )
+    sync = run_sync(connect(alice))
+    assert sync.status == "completed"
+    assert [(name, [h.ticker for h in hs]) for name, hs, _ in calls] == [("Brokerage", ["AAPL"])]
+    assert Account.objects.get(name="Brokerage").account_type == "investment"
+    assert Account.objects.get(name="Checking").account_type == "depository"
+    assert ProviderAccount.objects.get(upstream_id="b1").holdings_supported is True
