@@ -50,7 +50,13 @@ from typing import Any, ClassVar
 from django.conf import settings
 
 from providers.http import ProviderHttp
-from providers.types import UpstreamAccount, UpstreamBalance, UpstreamHolding, UpstreamTransaction
+from providers.types import (
+    ProviderError,
+    UpstreamAccount,
+    UpstreamBalance,
+    UpstreamHolding,
+    UpstreamTransaction,
+)
 
 _REGISTRY: dict[str, type[ProviderAdapter]] = {}
 
@@ -126,11 +132,13 @@ def adapter_class(provider: str) -> type[ProviderAdapter] | None:
 def adapter_for(connection: Any, *, http: ProviderHttp | None = None) -> ProviderAdapter:
     cls = adapter_class(connection.provider)
     if cls is None:
-        from providers.types import ProviderError
-
         raise ProviderError(f"The provider {connection.provider!r} is not available.")
-    return cls(
-        secret=connection.credential,
-        http=http or ProviderHttp(label=cls.label),
-        connection=connection,
-    )
+    try:
+        secret = connection.credential
+    except ValueError:
+        raise ProviderError(
+            "The stored credential can no longer be decrypted (the encryption key changed): "
+            "reconnect with a new credential.",
+            requires_update=True,
+        ) from None
+    return cls(secret=secret, http=http or ProviderHttp(label=cls.label), connection=connection)

@@ -344,3 +344,12 @@ def test_holdings_are_handed_to_trades_and_make_the_new_account_an_investment(
     assert Account.objects.get(name="Brokerage").account_type == "investment"
     assert Account.objects.get(name="Checking").account_type == "depository"
     assert ProviderAccount.objects.get(upstream_id="b1").holdings_supported is True
+
+
+def test_a_credential_that_cannot_be_decrypted_asks_for_a_new_one(alice, checking, settings):
+    connection = connect(alice)
+    settings.FIELD_ENCRYPTION_KEY = "a different passphrase"
+    sync = run_sync(connection)
+    connection.refresh_from_db()
+    assert sync.status == "failed" and "decrypted" in sync.error
+    assert connection.status == "requires_update"
