@@ -173,7 +173,7 @@ def sync_retry_schedule(*, sync: Sync) -> Sync | None:
         connection=sync.connection,
         provider_account=sync.provider_account,
         attempt=sync.attempt + 1,
-        countdown=retry_countdown(sync.attempt),
+        countdown=max(retry_countdown(sync.attempt), float(sync.stats.get("retry_after") or 0)),
     )
     return retry if created else None
 

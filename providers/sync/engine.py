@@ -189,6 +189,12 @@ def account_sync(
         merge_account_dates(account_dates, account.pk, today)
 
 
+def _note_retry_after(stats: dict[str, Any], exc: ProviderError) -> None:
+    """Keep the longest wait a provider asked for; the retry is not scheduled before it."""
+    if exc.retry_after:
+        stats["retry_after"] = max(stats.get("retry_after", 0), exc.retry_after)
+
+
 def _finish(
     sync: Sync,
     *,
@@ -255,6 +261,7 @@ def sync_run(*, sync_id: uuid.UUID, http: ProviderHttp | None = None) -> Sync:
                 if exc.requires_update:
                     raise
                 transient = transient and not exc.permanent
+                _note_retry_after(stats, exc)
                 stats["failed_accounts"].append(
                     {"provider_account_id": str(pa.pk), "name": pa.name, "error": exc.user_message}
                 )
@@ -267,6 +274,7 @@ def sync_run(*, sync_id: uuid.UUID, http: ProviderHttp | None = None) -> Sync:
             Sync.objects.filter(pk=sync.pk).update(updated_at=timezone.now())  # heartbeat
         ledger_changed(family=connection.family, account_dates=account_dates)
     except ProviderError as exc:
+        _note_retry_after(stats, exc)
         stats["requests_made"] = http.requests_made
         budget_add(connection, http.requests_made)
         ledger_changed(family=connection.family, account_dates=account_dates)

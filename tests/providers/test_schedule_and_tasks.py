@@ -137,3 +137,21 @@ def test_permanent_failures_are_not_retried(alice, lunchflow, settings):
     failed = run_sync(connection)
     settings.CELERY_TASK_ALWAYS_EAGER = False
     assert failed.retryable is False and sync_retry_schedule(sync=failed) is None
+
+
+def test_a_retry_waits_at_least_what_retry_after_asked(
+    alice, lunchflow, settings, django_capture_on_commit_callbacks, monkeypatch
+):
+    settings.PROVIDER_MAX_RETRY_AFTER = 1
+    connection = connect(alice)
+    lunchflow.scenario.faults["/accounts"] = Fault(status=429, headers={"Retry-After": "600"})
+    failed = run_sync(connection)
+    assert failed.status == "failed" and failed.retryable and "rate limiting" in failed.error
+    sent = []
+    monkeypatch.setattr(
+        provider_sync, "apply_async", lambda args, countdown: sent.append(countdown)
+    )
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    with django_capture_on_commit_callbacks(execute=True):
+        sync_retry_schedule(sync=failed)
+    assert sent == [600.0]
