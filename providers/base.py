@@ -23,7 +23,7 @@ with `@register_adapter`, and import the module in `providers/adapters.py` (ADAP
         sync_window(*, connection, today) -> (start, end)
             Dates of the transactions to read (both inclusive). The base class reads
             `history_days` back on a first sync, then from the last completed sync's end minus
-            SYNC_OVERLAP_DAYS.
+            SYNC_OVERLAP_DAYS, up to today.
         balance(upstream_id) -> UpstreamBalance
         transactions(upstream_id, start, end) -> list[UpstreamTransaction]   # LEDGER sign
             Every row of the window or an exception: never a partial list.

@@ -208,7 +208,15 @@ def _finish(
     now = timezone.now()
     sync.status, sync.error, sync.retryable, sync.stats = status, error, retryable, stats
     sync.finished_at = now
-    sync.save(update_fields=["status", "error", "retryable", "stats", "finished_at", "updated_at"])
+    # update(), not save(): the connection (and this row) may have been deleted meanwhile
+    Sync.objects.filter(pk=sync.pk).update(
+        status=status,
+        error=error,
+        retryable=retryable,
+        stats=stats,
+        finished_at=now,
+        updated_at=now,
+    )
     updates: dict[str, Any] = {"status": connection_status, "error": connection_error}
     if status == Sync.Status.COMPLETED:
         updates["last_synced_at"] = now

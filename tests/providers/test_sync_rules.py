@@ -317,6 +317,8 @@ def test_the_window_reads_history_then_overlaps_the_last_good_sync(alice, checki
     assert (first.window_start, first.window_end) == (today - dt.timedelta(days=90), today)
     second = run_sync(connection)
     assert second.window_start == today - dt.timedelta(days=10)
+    query = [r["query"] for r in checking.requests if r["path"].endswith("/transactions")][-1]
+    assert (query["from"], query["to"]) == (second.window_start.isoformat(), today.isoformat())
 
 
 def test_holdings_are_handed_to_trades_and_make_the_new_account_an_investment(
