@@ -355,3 +355,20 @@ def test_a_credential_that_cannot_be_decrypted_asks_for_a_new_one(alice, checkin
     connection.refresh_from_db()
     assert sync.status == "failed" and "decrypted" in sync.error
     assert connection.status == "requires_update"
+
+
+def test_the_demo_scenario_syncs_end_to_end(alice, settings, monkeypatch):
+    from providers.testing.lunchflow_server import FakeLunchFlow, demo_scenario
+
+    monkeypatch.setattr("providers.sync.engine._holdings_apply", lambda *a, **k: None)
+    server = FakeLunchFlow(demo_scenario()).start()
+    try:
+        settings.LUNCHFLOW_BASE_URL = server.base_url
+        settings.LUNCHFLOW_INCLUDE_PENDING = True
+        connection = connect(alice, key="demo-key")
+        sync = run_sync(connection)
+        assert sync.status == "completed", sync.error
+        assert sync.stats["transactions_added"] == 6 and sync.stats["transactions_pending"] == 2
+        assert run_sync(connection).stats["transactions_unchanged"] == 6
+    finally:
+        server.stop()
