@@ -163,3 +163,14 @@ def test_a_single_day_with_more_rows_than_a_page_uses_offset_or_page(one_account
     one_account.scenario.paging = paging
     rows = client().transactions("a1", YEAR_AGO, TODAY)
     assert sorted(r.upstream_id for r in rows) == [f"t{n}" for n in range(7)]
+
+
+def test_error_messages_never_carry_url_credentials_or_queries():
+    from providers.http import redact_url
+
+    url = "https://user:s3cret@bridge.example.com:8443/simplefin/accounts?start-date=1"
+    assert redact_url(url) == "https://bridge.example.com:8443/simplefin/accounts"
+    http = ProviderHttp(label="SimpleFIN", timeout=0.5)
+    with pytest.raises(ProviderError) as caught:
+        http.get_json("http://user:s3cret@127.0.0.1:9/accounts?x=1")
+    assert "s3cret" not in caught.value.user_message and "x=1" not in caught.value.user_message
