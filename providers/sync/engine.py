@@ -138,11 +138,8 @@ def _balance_apply(account: Account, balance: UpstreamBalance) -> bool:
 
 
 def _holdings_apply(account: Account, holdings: list[UpstreamHolding], as_of: dt.date) -> None:
-    try:
-        from trades.services import holdings_replace_from_provider
-    except ImportError:  # the trades app not merged yet: holdings are fetched but not stored
-        logger.warning("holdings_replace_from_provider is unavailable; holdings not stored")
-        return
+    from trades.services import holdings_replace_from_provider
+
     holdings_replace_from_provider(account=account, holdings=holdings, as_of=as_of)
 
 

@@ -335,15 +335,16 @@ def test_holdings_are_handed_to_trades_and_make_the_new_account_an_investment(
             "currency": "USD",
         }
     ]
-    calls = []
-    monkeypatch.setattr(
-        "providers.sync.engine._holdings_apply",
-        lambda account, holdings, as_of: calls.append((account.name, holdings, as_of)),
-    )
-    sync = run_sync(connect(alice))
+    connection = connect(alice)
+    sync = run_sync(connection)
     assert sync.status == "completed"
-    assert [(name, [h.ticker for h in hs]) for name, hs, _ in calls] == [("Brokerage", ["AAPL"])]
-    assert Account.objects.get(name="Brokerage").account_type == "investment"
+    brokerage = Account.objects.get(name="Brokerage")
+    assert brokerage.account_type == "investment"
+    holdings = alice.client.get("/api/v1/holdings", {"account_id": str(brokerage.id)}).json()
+    assert [(h["security"]["ticker"], h["qty"]) for h in holdings["holdings"]] == [("AAPL", "2")]
+    assert run_sync(connection).status == "completed"  # a re-sync replaces, never duplicates
+    again = alice.client.get("/api/v1/holdings", {"account_id": str(brokerage.id)}).json()
+    assert len(again["holdings"]) == 1
     assert Account.objects.get(name="Checking").account_type == "depository"
     assert ProviderAccount.objects.get(upstream_id="b1").holdings_supported is True
 
@@ -360,7 +361,6 @@ def test_a_credential_that_cannot_be_decrypted_asks_for_a_new_one(alice, checkin
 def test_the_demo_scenario_syncs_end_to_end(alice, settings, monkeypatch):
     from providers.testing.lunchflow_server import FakeLunchFlow, demo_scenario
 
-    monkeypatch.setattr("providers.sync.engine._holdings_apply", lambda *a, **k: None)
     server = FakeLunchFlow(demo_scenario()).start()
     try:
         settings.LUNCHFLOW_BASE_URL = server.base_url
