@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from finance.api.errors import ValidationFailed
 from finance.models import Account, Family
+from finance.services.ledger import ledger_changed
 from providers.base import adapter_class
 from providers.http import ProviderHttp
 from providers.models import ProviderAccount, ProviderConnection, Sync
@@ -208,7 +209,21 @@ def syncs_settle(*, now: dt.datetime | None = None) -> int:
             # a retry waits its backoff (at most an hour) in `pending`: give it that on top
             retry_cutoff = cutoff - dt.timedelta(hours=1)
             stale = stale.filter(Q(attempt=0) | Q(updated_at__lt=retry_cutoff))
-        settled += stale.update(
+        connection_ids = set(stale.values_list("connection_id", flat=True))
+        count = stale.update(
             status=Sync.Status.FAILED, error=error, finished_at=now, updated_at=now, retryable=True
         )
+        settled += count
+        if count and status == Sync.Status.SYNCING:
+            for connection in ProviderConnection.objects.filter(pk__in=connection_ids):
+                _ledger_refresh_after_crash(connection)
     return settled
+
+
+def _ledger_refresh_after_crash(connection: ProviderConnection) -> None:
+    """A killed sync may have committed some accounts but never reached ledger_changed():
+    recompute balances and transfer matching of every linked account (issue 10, crash test)."""
+    account_ids = connection.accounts.filter(account__isnull=False).values_list(
+        "account_id", flat=True
+    )
+    ledger_changed(family=connection.family, account_dates=dict.fromkeys(account_ids))
