@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 
 from providers.simplefin.windows import (
     MAX_WINDOW_DAYS,
@@ -21,7 +22,7 @@ def test_a_year_is_cut_into_contiguous_windows_of_at_most_60_days() -> None:
     windows = sync_windows(start, NOW)
     assert len(windows) == 7
     assert windows[0][0] == start and windows[-1][1] == NOW
-    for (_, end), (next_start, _) in zip(windows, windows[1:], strict=False):
+    for (_, end), (next_start, _) in itertools.pairwise(windows):
         assert end == next_start  # end exclusive, next start inclusive: no gap, no overlap
     assert all(b - a <= dt.timedelta(days=MAX_WINDOW_DAYS) for a, b in windows)
 
