@@ -42,6 +42,7 @@ class SimplefinAccount:
     transactions: list[UpstreamTransaction] = field(default_factory=list)
     holdings: list[UpstreamHolding] = field(default_factory=list)
     custom_currency: CustomCurrency | None = None
+    holdings_present: bool = False  # the server sent a `holdings` array (not in the protocol)
 
 
 @dataclass
@@ -268,4 +269,5 @@ def _account(
         if isinstance(t, dict)
     ]
     holdings = [_holding(h, currency) for h in raw.get("holdings") or [] if isinstance(h, dict)]
-    return SimplefinAccount(account, balance, transactions, holdings, custom)
+    present = isinstance(raw.get("holdings"), list)
+    return SimplefinAccount(account, balance, transactions, holdings, custom, present)
