@@ -10,6 +10,7 @@ checked before a sync and by the scheduler."""
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -33,6 +34,8 @@ from providers.types import (
     UpstreamHolding,
     UpstreamTransaction,
 )
+
+logger = logging.getLogger(__name__)
 
 SETUP_TOKEN_REQUIRED = "setup_token: is required for the simplefin provider"
 MSG_ACCOUNT_GONE = "SimpleFIN did not return this account in the last response."
@@ -77,7 +80,18 @@ class SimplefinAdapter(ProviderAdapter):
             raise ValidationFailed([SETUP_TOKEN_REQUIRED])
         # InvalidSetupToken (malformed, used, expired) is a ProviderError: the API makes it 422.
         # The claim is not counted in the budget: that is per access URL, which has none yet.
-        return claim_setup_token(token, session=http.session, timeout=http.timeout)
+        access_url = claim_setup_token(token, session=http.session, timeout=http.timeout)
+        client = SimplefinClient(access_url, session=http.session, timeout=http.timeout)
+        try:
+            versions = client.info()
+            logger.info("SimpleFIN server speaks protocol versions %s", ", ".join(versions))
+        except ProviderError as exc:
+            if exc.requires_update or exc.permanent:
+                raise
+            logger.warning("SimpleFIN /info could not be read: %s", exc.user_message)
+        finally:
+            http.requests_made += client.requests_made
+        return access_url
 
     # --- request accounting ----------------------------------------------------------------
     def _count(self) -> None:

@@ -1,10 +1,10 @@
 """Pure rules for what a SimpleFIN sync may ask: its date windows and its daily request budget.
 
 The SimpleFIN Bridge operator publishes about 24 requests a day per access URL and at most
-about 90 days of history per request. We ask for at most 60 days per request; a first sync
-reads back `SIMPLEFIN_HISTORY_DAYS`, later syncs from the last good sync minus a few days of
-overlap (late-posting rows, pending rows that post under another date). The budget is a
-fixed 24-hour window the engine persists as (window_started_at, used)."""
+about 90 days of history per request. We ask for at most 60 days per request. Where a sync
+starts is the engine's rule (`ProviderAdapter.sync_window`): a first sync reads back
+`SIMPLEFIN_HISTORY_DAYS`, later ones from the last good sync's end minus `SYNC_OVERLAP_DAYS`.
+The budget is a fixed 24-hour window the engine persists as (window_started_at, used)."""
 
 from __future__ import annotations
 
@@ -14,24 +14,7 @@ from dataclasses import dataclass, replace
 from django.conf import settings
 
 MAX_WINDOW_DAYS = 60
-OVERLAP_DAYS = 5
 BUDGET_PERIOD = dt.timedelta(days=1)
-
-
-def sync_start(
-    *,
-    last_good_sync_at: dt.datetime | None,
-    now: dt.datetime,
-    history_days: int | None = None,
-    overlap_days: int = OVERLAP_DAYS,
-) -> dt.datetime:
-    """Where a sync starts reading: the history horizon for a first sync, else the last good
-    sync minus the overlap (never before the history horizon, never after now)."""
-    days = history_days if history_days is not None else settings.SIMPLEFIN_HISTORY_DAYS
-    horizon = now - dt.timedelta(days=days)
-    if last_good_sync_at is None:
-        return horizon
-    return min(max(last_good_sync_at - dt.timedelta(days=overlap_days), horizon), now)
 
 
 def sync_windows(

@@ -9,7 +9,8 @@
     server.stop()
 
 By hand: `python -m providers.testing.simplefin_server --port 8766` prints a setup token for a
-demo scenario (`make fake-simplefin`)."""
+demo scenario (`make fake-simplefin`); `POST /demo/setup-token` prints another (to reconnect),
+`POST /demo/revoke`, `/demo/drop/N`, `/demo/fail/402`, `/demo/omit-pending` script failures."""
 
 from __future__ import annotations
 
@@ -76,6 +77,7 @@ class FakeSimplefinServer:
         self._failures: list[_Failure] = []
         self.requests: list[RecordedRequest] = []
         self.info_versions = ["1.0", "2.0"]
+        self.demo: Scenario | None = None  # set by main(): enables the /demo/ controls
         self._httpd = ThreadingHTTPServer((host, port), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -306,6 +308,8 @@ def _handler_for(server: FakeSimplefinServer) -> type[BaseHTTPRequestHandler]:
                     "Forbidden" if failure.status == 403 else {"error": f"HTTP {failure.status}"},
                     failure.headers,
                 )
+            if server.demo is not None and method == "POST" and path.startswith("/demo/"):
+                return self._demo(path.removeprefix("/demo/"))
             if method == "POST" and path.startswith(f"{PREFIX}/claim/"):
                 status, text = server._claim(path.rsplit("/", 1)[-1])
                 return self._reply(status, text)
@@ -321,6 +325,26 @@ def _handler_for(server: FakeSimplefinServer) -> type[BaseHTTPRequestHandler]:
             if path == f"{PREFIX}/info":
                 return self._reply(200, {"versions": server.info_versions})
             return self._reply(200, account_set(cred.scenario, query, server.base_url + PREFIX))
+
+        def _demo(self, command: str) -> None:
+            """By-hand controls (only with a demo scenario): new token, revoke, drop, fail."""
+            demo = server.demo
+            assert demo is not None
+            if command == "setup-token":
+                return self._reply(200, server.create_setup_token(demo) + "\n")
+            if command == "revoke":
+                server.revoke()
+                return self._reply(200, "every access URL issued so far is revoked\n")
+            if command.startswith("drop/"):
+                server.drop_connections(int(command.split("/", 1)[1]), paths=("accounts",))
+                return self._reply(200, "the next /accounts requests will be dropped\n")
+            if command.startswith("fail/"):
+                server.fail_with(int(command.split("/", 1)[1]), paths=("accounts",))
+                return self._reply(200, "the next /accounts request will fail\n")
+            if command == "omit-pending":
+                demo.omit_pending = not demo.omit_pending
+                return self._reply(200, f"omit_pending={demo.omit_pending}\n")
+            return self._reply(404, {"error": "unknown demo command"})
 
         def do_GET(self) -> None:
             self._handle("GET")
@@ -407,9 +431,17 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8766)
     args = parser.parse_args()
     server = FakeSimplefinServer(port=args.port)
-    print(f"Fake SimpleFIN server on {server.base_url}{PREFIX}")
-    print("Setup token (claimable once; restart for another):")
-    print(server.create_setup_token(demo_scenario()), flush=True)
+    server.demo = demo_scenario()
+    base = server.base_url
+    print(f"Fake SimpleFIN server on {base}{PREFIX}")
+    print("Setup token (claimable once):")
+    print(server.create_setup_token(server.demo))
+    print(
+        "Controls: curl -X POST "
+        f"{base}/demo/setup-token | /demo/revoke | /demo/drop/N | /demo/fail/402 | "
+        "/demo/omit-pending",
+        flush=True,
+    )
     try:
         server._httpd.serve_forever()
     except KeyboardInterrupt:

@@ -111,6 +111,8 @@ def test_claim_creates_the_connection_with_its_accounts(api, simplefin_server, s
     assert sorted(a["upstream_id"] for a in body["accounts"]) == ["ACT-1", "ACT-2", "ACT-3"]
     discovery = simplefin_server.requests_to("accounts")
     assert len(discovery) == 1 and discovery[0].query == {"balances-only": ["1"]}
+    assert len(simplefin_server.requests_to("info")) == 1
+    assert ProviderConnection.objects.get(pk=body["id"]).daily_request_count == 2
     connection = ProviderConnection.objects.get(pk=body["id"])
     secrets = access_secrets(body["id"])
     assert_secret_free(secrets, connection.credential_encrypted, json.dumps(body))
@@ -316,9 +318,9 @@ def test_reconnect_is_scoped_to_the_household(api, charlie, simplefin_server, sc
 def test_request_budget_stops_syncs_and_the_scheduler(api, simplefin_server, scenario, settings):
     from providers.services import syncs_enqueue_all
 
-    settings.SIMPLEFIN_DAILY_REQUEST_LIMIT = 2
+    settings.SIMPLEFIN_DAILY_REQUEST_LIMIT = 3
     settings.SIMPLEFIN_HISTORY_DAYS = 30
-    connection = connected(api, simplefin_server, scenario)  # 1 request
+    connection = connected(api, simplefin_server, scenario)  # 2 requests: /info, /accounts
     assert api.sync(connection["id"])["status"] == "completed"  # 1 more: budget used up
     before = len(simplefin_server.requests)
     sync = api.sync(connection["id"])

@@ -7,10 +7,8 @@ import itertools
 
 from providers.simplefin.windows import (
     MAX_WINDOW_DAYS,
-    OVERLAP_DAYS,
     budget_exhausted_message,
     request_budget,
-    sync_start,
     sync_windows,
 )
 
@@ -32,15 +30,6 @@ def test_short_and_empty_ranges() -> None:
     assert sync_windows(NOW, NOW) == []
     exactly = sync_windows(NOW - dt.timedelta(days=60), NOW)
     assert len(exactly) == 1
-
-
-def test_first_sync_reads_history_then_last_good_sync_minus_overlap(settings) -> None:
-    settings.SIMPLEFIN_HISTORY_DAYS = 90
-    assert sync_start(last_good_sync_at=None, now=NOW) == NOW - dt.timedelta(days=90)
-    last = NOW - dt.timedelta(days=1)
-    assert sync_start(last_good_sync_at=last, now=NOW) == last - dt.timedelta(days=OVERLAP_DAYS)
-    ancient = NOW - dt.timedelta(days=400)
-    assert sync_start(last_good_sync_at=ancient, now=NOW) == NOW - dt.timedelta(days=90)
 
 
 def test_budget_counts_within_a_day_and_resets_after(settings) -> None:
