@@ -48,6 +48,11 @@ class ConnectionCreateRequestSerializer(serializers.Serializer):
     provider = serializers.CharField()
     api_key = serializers.CharField(required=False, write_only=True)
     setup_token = serializers.CharField(required=False, write_only=True)
+    connection_id = serializers.UUIDField(
+        required=False,
+        allow_null=True,
+        help_text="Reconnect this connection in place (keeps every account link).",
+    )
 
 
 class ProviderAccountUpdateRequestSerializer(serializers.Serializer):

@@ -26,17 +26,29 @@ PROVIDER_INVALID = "provider: must be one of " + ", ".join(PROVIDERS)
 PROVIDER_NOT_AVAILABLE = "provider: {} is not available on this server yet"
 ACCOUNT_NOT_IN_HOUSEHOLD = "account_id: does not exist in this household"
 ACCOUNT_ALREADY_LINKED = "account_id: is already linked to another provider account"
+CONNECTION_NOT_IN_HOUSEHOLD = "connection_id: no connection of this provider in this household"
 ACCOUNT_NOT_LINKED = "account_id: this account is not linked to a provider connection"
 CREDENTIAL_FIELD = {"lunchflow": "api_key", "simplefin": "setup_token"}
 STUCK_ERROR = "The sync was interrupted (the worker stopped) and has been marked failed."
 NEVER_STARTED_ERROR = "The sync never started (the queue lost it) and has been marked failed."
 
 
-def connection_create(*, family: Family, data: dict[str, Any]) -> ProviderConnection:
-    """Check the credential with the provider (discovery runs), then store it encrypted."""
+def connection_create(*, family: Family, data: dict[str, Any]) -> tuple[ProviderConnection, bool]:
+    """Check the credential with the provider (discovery runs), then store it encrypted.
+
+    With `connection_id` (a connection of this household and provider, e.g. one in
+    `requires_update`) the new credential replaces the old one in place, keeping every
+    account link: `(connection, False)`."""
     provider = data.get("provider")
     if provider not in PROVIDERS:
         raise ValidationFailed([PROVIDER_INVALID])
+    existing = None
+    if data.get("connection_id") is not None:
+        existing = ProviderConnection.objects.filter(
+            family=family, provider=provider, pk=data["connection_id"]
+        ).first()
+        if existing is None:
+            raise ValidationFailed([CONNECTION_NOT_IN_HOUSEHOLD])
     cls = adapter_class(provider)
     if cls is None:
         raise ValidationFailed([PROVIDER_NOT_AVAILABLE.format(provider)])
@@ -51,12 +63,16 @@ def connection_create(*, family: Family, data: dict[str, Any]) -> ProviderConnec
             message=f"The {cls.label} credential could not be used: {exc.user_message}",
         ) from None
     with transaction.atomic():
-        connection = ProviderConnection(family=family, provider=provider, name=cls.label)
-        connection.credential = secret
-        connection.save()
+        if existing is not None:
+            connection_credential_replace(connection=existing, secret=secret)
+            connection = existing
+        else:
+            connection = ProviderConnection(family=family, provider=provider, name=cls.label)
+            connection.credential = secret
+            connection.save()
         provider_accounts_upsert(connection=connection, upstream=upstream)
         budget_add(connection, http.requests_made)
-    return connection
+    return connection, existing is None
 
 
 def connection_credential_replace(*, connection: ProviderConnection, secret: str) -> None:

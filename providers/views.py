@@ -54,15 +54,17 @@ class ProviderConnectionViewSet(FamilyViewSet):
         return self.paginated(self.get_queryset())
 
     @extend_schema(
-        request=ConnectionCreateRequestSerializer, responses={201: ProviderConnectionSerializer}
+        request=ConnectionCreateRequestSerializer,
+        responses={201: ProviderConnectionSerializer, 200: ProviderConnectionSerializer},
     )
     def create(self, request: Request) -> Response:
         body = ConnectionCreateRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        connection = connection_create(family=self.family, data=body.validated_data)
+        connection, created = connection_create(family=self.family, data=body.validated_data)
         connection = self.get_queryset().get(pk=connection.pk)
         return Response(
-            ProviderConnectionSerializer(connection).data, status=status.HTTP_201_CREATED
+            ProviderConnectionSerializer(connection).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
 
     @extend_schema(responses=ProviderConnectionSerializer)

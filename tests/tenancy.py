@@ -162,3 +162,21 @@ def api_routes(user: Any, lists: bool = False) -> list[ApiRoute]:
         root_key = getattr(view_cls, "root_key", None)
         routes.append(ApiRoute(path, methods, model, root_key))
     return routes
+
+
+def _provider_records() -> None:
+    from providers.models import ProviderAccount, ProviderConnection, Sync
+    from tests.providers.factories import (
+        ProviderAccountFactory,
+        ProviderConnectionFactory,
+        SyncFactory,
+    )
+
+    RECORD_FACTORIES[ProviderConnection] = lambda family: ProviderConnectionFactory(family=family)
+    RECORD_FACTORIES[ProviderAccount] = lambda family: ProviderAccountFactory(
+        connection__family=family
+    )
+    RECORD_FACTORIES[Sync] = lambda family: SyncFactory(connection__family=family)
+
+
+_provider_records()

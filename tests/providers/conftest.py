@@ -33,9 +33,10 @@ def day(n: int) -> str:
 
 
 def connect(household, key: str = "test-key") -> ProviderConnection:
-    return connection_create(
+    connection, _ = connection_create(
         family=household.family, data={"provider": "lunchflow", "api_key": key}
     )
+    return connection
 
 
 def run_sync(connection: ProviderConnection, provider_account=None) -> Sync:

@@ -249,3 +249,30 @@ def test_secrets_never_appear_in_api_output_or_sync_records(alice, upstream, cap
     records = [json.dumps(list(Sync.objects.values("error", "stats")), default=str)]
     for text in [*map(bytes.decode, outputs), *records, caplog.text]:
         assert "test-key" not in text
+
+
+def test_reconnect_in_place_keeps_every_link(alice, charlie, upstream):
+    connection = connect(alice)
+    run_sync(connection)
+    linked = {pa.upstream_id: pa.account_id for pa in ProviderAccount.objects.all()}
+    upstream.api_keys = {"new-key"}
+    run_sync(connection)
+    connection.refresh_from_db()
+    assert connection.status == "requires_update"
+    response = create(
+        alice, {"provider": "lunchflow", "api_key": "new-key", "connection_id": str(connection.pk)}
+    )
+    assert response.status_code == 200, response.content
+    assert response.json()["id"] == str(connection.pk) and response.json()["status"] == "good"
+    assert {pa.upstream_id: pa.account_id for pa in ProviderAccount.objects.all()} == linked
+    assert ProviderConnection.objects.get().credential == "new-key"
+    assert run_sync(connection).status == "completed"
+    body = assert_error(
+        create(
+            charlie,
+            {"provider": "lunchflow", "api_key": "new-key", "connection_id": str(connection.pk)},
+        ),
+        422,
+        "validation_failed",
+    )
+    assert body["errors"][0].startswith("connection_id:")
