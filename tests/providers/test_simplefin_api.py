@@ -327,3 +327,25 @@ def test_request_budget_stops_syncs_and_the_scheduler(api, simplefin_server, sce
     assert sync["status"] == "failed" and "requests for the day" in sync["error"]
     assert len(simplefin_server.requests) == before  # nothing was sent
     assert syncs_enqueue_all() == 0
+
+
+def test_reconnect_through_create_with_connection_id(api, simplefin_server, scenario):
+    connection = connected(api, simplefin_server, scenario)
+    api.sync(connection["id"])
+    links = sorted(ProviderAccount.objects.values_list("pk", "account_id"))
+    simplefin_server.revoke()
+    assert api.sync(connection["id"])["status"] == "failed"
+    response = api.household.client.post(
+        f"{BASE}/provider_connections",
+        {
+            "provider": "simplefin",
+            "setup_token": simplefin_server.create_setup_token(scenario),
+            "connection_id": connection["id"],
+        },
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    assert response.json()["status"] == "good"
+    assert ProviderConnection.objects.count() == 1
+    assert sorted(ProviderAccount.objects.values_list("pk", "account_id")) == links
+    assert api.sync(connection["id"])["status"] == "completed"
