@@ -204,19 +204,23 @@ def parse_account_set(
     }
     today = today or dt.datetime.now(dt.UTC).date()
     accounts: list[SimplefinAccount] = []
-    seen: set[str] = set()
+    seen: dict[str, str] = {}  # upstream id -> its institution key
     for raw in payload.get("accounts") or []:
         if not isinstance(raw, dict) or not _text(raw.get("id")):
             errors.append("SimpleFIN sent an account without an id; it was skipped.")
             continue
         upstream_id = _text(raw["id"])
+        institution = _institution_key(raw)
         label = sanitize_message(raw.get("name") or upstream_id, secrets)
+        if upstream_id in seen and seen[upstream_id] != institution:
+            # ids are unique within an institution only: qualify the second one
+            upstream_id = f"{institution}:{upstream_id}"
         if upstream_id in seen:
             errors.append(f"SimpleFIN sent account {label} twice; the first copy was used.")
             continue
         try:
-            accounts.append(_account(raw, connections, resolve_currency, today))
-            seen.add(upstream_id)
+            accounts.append(_account(raw, upstream_id, connections, resolve_currency, today))
+            seen[upstream_id] = institution
         except _Unreadable as exc:
             errors.append(
                 f"Account {label}: SimpleFIN sent an unreadable {exc}; "
@@ -225,8 +229,17 @@ def parse_account_set(
     return SimplefinAccountSet(accounts, list(dict.fromkeys(errors)))
 
 
+def _institution_key(raw: dict[str, Any]) -> str:
+    org = raw.get("org") if isinstance(raw.get("org"), dict) else {}
+    for value in (org.get("id"), org.get("domain"), org.get("sfin-url"), raw.get("conn_id")):
+        if _text(value):
+            return _text(value)
+    return ""
+
+
 def _account(
     raw: dict[str, Any],
+    upstream_id: str,
     connections: dict[str, str],
     resolve_currency: Callable[[str], CustomCurrency | None] | None,
     today: dt.date,
@@ -256,7 +269,7 @@ def _account(
             "abbr": custom.abbr,
         }
     account = UpstreamAccount(
-        upstream_id=_text(raw["id"]),
+        upstream_id=upstream_id,
         name=_text(raw.get("name")) or _text(raw["id"]),
         currency=currency,
         account_type=None,

@@ -378,3 +378,16 @@ def _assert_secret_free(access_url: str, *texts: str) -> None:
         assert password not in text
         assert username not in text
         assert basic not in text
+
+
+def test_same_account_id_at_two_institutions_stays_two_accounts(
+    simplefin_server: FakeSimplefinServer,
+) -> None:
+    scenario = demo_scenario()
+    twin = dict(scenario.accounts[2], org={"domain": "other.example", "name": "Other Bank"})
+    duplicate = dict(scenario.accounts[1])
+    scenario.accounts += [twin, duplicate]
+    client, _ = _client(simplefin_server, scenario)
+    result = client.accounts()
+    assert sorted(result.by_id()) == ["ACT-1", "ACT-2", "ACT-3", "other.example:ACT-3"]
+    assert any("twice" in e for e in result.errors)
