@@ -5,12 +5,14 @@ revocation and reconnect, request budget, and credentials nowhere."""
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import itertools
 import json
 import logging
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from finance.models import Transaction
 from providers.models import ProviderAccount, ProviderConnection, Sync
@@ -298,6 +300,9 @@ def test_revoke_requires_update_then_reconnect_keeps_every_link(
         sync = api.sync(connection["id"])
         assert sync["status"] == "completed"
         assert sync["stats"]["transactions_added"] == 0  # same rows, same accounts
+    api.get("/syncs")
+    api.get("/provider_connections")
+    api.get(f"/provider_connections/{connection['id']}/accounts")
     new_secrets = access_secrets(connection["id"])
     assert new_secrets != old_secrets
     assert_secret_free(old_secrets + new_secrets, caplog.text, *api.bodies)
@@ -326,7 +331,12 @@ def test_request_budget_stops_syncs_and_the_scheduler(api, simplefin_server, sce
     sync = api.sync(connection["id"])
     assert sync["status"] == "failed" and "requests for the day" in sync["error"]
     assert len(simplefin_server.requests) == before  # nothing was sent
-    assert syncs_enqueue_all() == 0
+    assert syncs_enqueue_all() == 0  # the scheduler skips it too
+    # the next day the budget is back
+    ProviderConnection.objects.filter(pk=connection["id"]).update(
+        request_day=timezone.now().date() - dt.timedelta(days=1)
+    )
+    assert syncs_enqueue_all() == 1
 
 
 def test_reconnect_through_create_with_connection_id(api, simplefin_server, scenario):
