@@ -22,6 +22,7 @@ from providers.http import ProviderHttp
 from providers.simplefin.client import SimplefinClient, claim_setup_token
 from providers.simplefin.parsing import SimplefinAccount
 from providers.simplefin.windows import (
+    MAX_WINDOW_DAYS,
     budget_exhausted_message,
     request_budget,
     sync_windows,
@@ -114,9 +115,10 @@ class SimplefinAdapter(ProviderAdapter):
     def check_budget(self, connection: Any) -> None:
         now = timezone.now()
         budget = _budget(connection, now)
-        if not budget.allows(self._requests_needed(connection, now.date())):
+        needed = self._requests_needed(connection, now.date())
+        if not budget.allows(needed):
             raise ProviderError(
-                budget_exhausted_message(budget, now=now),
+                budget_exhausted_message(budget, now=now, needed=needed),
                 retry_after=budget.seconds_until_reset(now=now),
             )
 
@@ -128,7 +130,11 @@ class SimplefinAdapter(ProviderAdapter):
     def sync_window(self, *, connection: Any, today: dt.date) -> tuple[dt.date, dt.date]:
         if connection is None:
             return today, today
-        return super().sync_window(connection=connection, today=today)
+        start, end = super().sync_window(connection=connection, today=today)
+        # A window one day's budget can never cover (SIMPLEFIN_HISTORY_DAYS far above
+        # 60 x SIMPLEFIN_DAILY_REQUEST_LIMIT) is cut to the most recent days that fit.
+        most = settings.SIMPLEFIN_DAILY_REQUEST_LIMIT * MAX_WINDOW_DAYS
+        return max(start, end + dt.timedelta(days=1) - dt.timedelta(days=most)), end
 
     def list_accounts(self) -> list[UpstreamAccount]:
         if self.connection is None:  # discovery at connection time: one balances-only request

@@ -87,9 +87,10 @@ def request_budget(
     return RequestBudget(window_started_at=window_started_at, used=max(used, 0), limit=limit)
 
 
-def budget_exhausted_message(budget: RequestBudget, *, now: dt.datetime) -> str:
-    hours = budget.seconds_until_reset(now=now) / 3600
-    return (
-        f"This SimpleFIN connection has used its {budget.limit} requests for the day; "
-        f"the next sync can run in about {max(hours, 0.1):.1f} hours."
-    )
+def budget_exhausted_message(budget: RequestBudget, *, now: dt.datetime, needed: int = 1) -> str:
+    hours = max(budget.seconds_until_reset(now=now) / 3600, 0.1)
+    if budget.remaining == 0:
+        used = f"has used its {budget.limit} requests for the day"
+    else:
+        used = f"needs {needed} requests and has {budget.remaining} of {budget.limit} left today"
+    return f"This SimpleFIN connection {used}; the sync can run again in about {hours:.1f} hours."

@@ -359,3 +359,15 @@ def test_reconnect_through_create_with_connection_id(api, simplefin_server, scen
     assert ProviderConnection.objects.count() == 1
     assert sorted(ProviderAccount.objects.values_list("pk", "account_id")) == links
     assert api.sync(connection["id"])["status"] == "completed"
+
+
+def test_history_beyond_a_days_budget_is_cut_to_what_fits(
+    api, simplefin_server, scenario, settings
+):
+    settings.SIMPLEFIN_DAILY_REQUEST_LIMIT = 4
+    settings.SIMPLEFIN_HISTORY_DAYS = 3650
+    connection = ProviderConnection.objects.get(pk=connected(api, simplefin_server, scenario)["id"])
+    ProviderConnection.objects.filter(pk=connection.pk).update(daily_request_count=0)
+    sync = api.sync(str(connection.pk))
+    assert sync["status"] == "completed", sync
+    assert sync["stats"]["requests_made"] == 4

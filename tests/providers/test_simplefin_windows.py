@@ -42,7 +42,7 @@ def test_budget_counts_within_a_day_and_resets_after(settings) -> None:
     later = request_budget(window_started_at=NOW, used=20, now=NOW + dt.timedelta(hours=23))
     assert later.remaining == 4 and later.allows(4) and not later.allows(5)
     assert later.seconds_until_reset(now=NOW + dt.timedelta(hours=23)) == 3600
-    assert "24 requests" in budget_exhausted_message(later, now=NOW)
+    assert "has 4 of 24 left" in budget_exhausted_message(later, now=NOW, needed=5)
 
     next_day = request_budget(window_started_at=NOW, used=24, now=NOW + dt.timedelta(days=1))
     assert next_day.remaining == 24 and next_day.window_started_at is None
@@ -52,3 +52,10 @@ def test_budget_limit_is_configurable(settings) -> None:
     settings.SIMPLEFIN_DAILY_REQUEST_LIMIT = 2
     budget = request_budget(window_started_at=NOW, used=2, now=NOW)
     assert not budget.allows(1) and budget.remaining == 0
+
+
+def test_budget_message_says_what_is_missing(settings) -> None:
+    settings.SIMPLEFIN_DAILY_REQUEST_LIMIT = 24
+    budget = request_budget(window_started_at=NOW, used=20, now=NOW)
+    message = budget_exhausted_message(budget, now=NOW, needed=7)
+    assert "needs 7 requests and has 4 of 24 left today" in message
