@@ -371,3 +371,27 @@ def test_history_beyond_a_days_budget_is_cut_to_what_fits(
     sync = api.sync(str(connection.pk))
     assert sync["status"] == "completed", sync
     assert sync["stats"]["requests_made"] == 4
+
+
+def test_holdings_sent_by_the_server_feed_holdings(api, simplefin_server, scenario):
+    from trades.models import Holding
+
+    scenario.accounts[2]["holdings"] = [
+        {
+            "id": "H1",
+            "currency": "USD",
+            "cost_basis": "900.00",
+            "description": "Total Market",
+            "market_value": "1000.00",
+            "shares": "10",
+            "symbol": "VTI",
+        }
+    ]
+    connection = connected(api, simplefin_server, scenario)
+    assert api.sync(connection["id"])["status"] == "completed"
+    savings = ProviderAccount.objects.get(upstream_id="ACT-3")
+    (holding,) = Holding.objects.filter(account=savings.account_id)
+    assert (holding.security.ticker, holding.qty) == ("VTI", Decimal("10"))
+    assert savings.holdings_supported is True
+    # an account the server sends no holdings for is not asked again
+    assert ProviderAccount.objects.get(upstream_id="ACT-1").holdings_supported is False
