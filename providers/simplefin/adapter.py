@@ -67,6 +67,7 @@ class SimplefinAdapter(ProviderAdapter):
         self.client = SimplefinClient(secret, session=http.session, timeout=http.timeout)
         self._counted = 0
         self._accounts: dict[str, SimplefinAccount] = {}
+        self._unreadable: dict[str, str] = {}  # upstream id -> why it was left out
         self._window: tuple[dt.date, dt.date] | None = None
         self._messages: list[str] = []
 
@@ -145,27 +146,51 @@ class SimplefinAdapter(ProviderAdapter):
         today = timezone.now().date()
         start, end = self.sync_window(connection=self.connection, today=today)
         self._read(start, end)
-        return [a.account for a in self._accounts.values()]
+        return [a.account for a in self._accounts.values()] + self._known_unreadable()
+
+    def _known_unreadable(self) -> list[UpstreamAccount]:
+        """Known accounts SimpleFIN sent unreadably this time, as stored: the engine syncs
+        them, `balance()` fails, and the sync names them as failed instead of completing."""
+        if not self._unreadable:
+            return []
+        stored = self.connection.accounts.filter(upstream_id__in=list(self._unreadable))
+        return [
+            UpstreamAccount(
+                upstream_id=pa.upstream_id,
+                name=pa.name,
+                currency=pa.currency,
+                account_type=pa.account_type,
+                institution_name=pa.institution_name,
+                raw=pa.raw,
+            )
+            for pa in stored
+        ]
 
     def _read(self, start: dt.date, end: dt.date) -> None:
         """Every window of [start, end] (dates inclusive), oldest first; the newest window
         gives balances and holdings. Any failure fails the read: never a partial list."""
         windows = sync_windows(_midnight(start), _midnight(end + dt.timedelta(days=1)))
         accounts: dict[str, SimplefinAccount] = {}
+        unreadable: dict[str, str] = {}
         messages: list[str] = []
         for lower, upper in windows:
             result = self._fetch(start=lower, end=upper)
             messages.extend(result.errors)
+            unreadable.update(result.unreadable)
             for upstream_id, item in result.by_id().items():
                 earlier = accounts.get(upstream_id)
                 if earlier is not None:
                     item.transactions = _merge(earlier.transactions, item.transactions)
                 accounts[upstream_id] = item
-        self._accounts = accounts
+        # an account unreadable in any window would miss that window's rows: not synced
+        self._accounts = {k: v for k, v in accounts.items() if k not in unreadable}
+        self._unreadable = unreadable
         self._window = (start, end)
         self._messages = list(dict.fromkeys(messages))
 
     def _account(self, upstream_id: str) -> SimplefinAccount:
+        if upstream_id in self._unreadable:
+            raise ProviderError(self._unreadable[upstream_id])
         item = self._accounts.get(upstream_id)
         if item is None:
             raise ProviderError(MSG_ACCOUNT_GONE)

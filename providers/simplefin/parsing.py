@@ -49,6 +49,8 @@ class SimplefinAccount:
 class SimplefinAccountSet:
     accounts: list[SimplefinAccount]
     errors: list[str]  # sanitised, displayable, deduplicated
+    # accounts left out because part of them could not be read: upstream id -> message
+    unreadable: dict[str, str] = field(default_factory=dict)
 
     def by_id(self) -> dict[str, SimplefinAccount]:
         return {a.account.upstream_id: a for a in self.accounts}
@@ -194,8 +196,8 @@ def parse_account_set(
     today: dt.date | None = None,
 ) -> SimplefinAccountSet:
     """Typed accounts from an account set. `resolve_currency(url)` fetches a custom currency."""
-    if not isinstance(payload, dict):
-        raise _Unreadable("account set")
+    if not isinstance(payload, dict) or not isinstance(payload.get("accounts"), list):
+        raise _Unreadable("account set")  # `accounts` is required by the protocol
     errors = parse_errors(payload, secrets)
     connections = {
         str(c.get("conn_id")): _text(c.get("name"))
@@ -204,6 +206,7 @@ def parse_account_set(
     }
     today = today or dt.datetime.now(dt.UTC).date()
     accounts: list[SimplefinAccount] = []
+    unreadable: dict[str, str] = {}
     seen: dict[str, str] = {}  # upstream id -> its institution key
     for raw in payload.get("accounts") or []:
         if not isinstance(raw, dict) or not _text(raw.get("id")):
@@ -222,11 +225,13 @@ def parse_account_set(
             accounts.append(_account(raw, upstream_id, connections, resolve_currency, today))
             seen[upstream_id] = institution
         except _Unreadable as exc:
-            errors.append(
+            message = (
                 f"Account {label}: SimpleFIN sent an unreadable {exc}; "
                 "the account was not updated this time."
             )
-    return SimplefinAccountSet(accounts, list(dict.fromkeys(errors)))
+            errors.append(message)
+            unreadable[upstream_id] = message
+    return SimplefinAccountSet(accounts, list(dict.fromkeys(errors)), unreadable)
 
 
 def _institution_key(raw: dict[str, Any]) -> str:
@@ -276,6 +281,9 @@ def _account(
         institution_name=_institution(raw, connections),
         raw=account_raw,
     )
+    for key in ("transactions", "holdings"):
+        if raw.get(key) is not None and not isinstance(raw.get(key), list):
+            raise _Unreadable(key)
     transactions = [
         _transaction(t, currency, today)
         for t in raw.get("transactions") or []

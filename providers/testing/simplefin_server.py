@@ -63,10 +63,12 @@ class _Credential:
 
 @dataclass
 class _Failure:
-    kind: str  # "drop" or "status"
+    kind: str  # "drop", "status", "cut", "slow", "malformed" or "shape"
     status: int = 0
     headers: dict[str, str] = field(default_factory=dict)
     paths: tuple[str, ...] = ()  # empty = any path
+    body: Any = None  # "shape": the JSON sent with 200
+    delay: float = 0.0  # seconds to wait before answering (any kind)
 
 
 class FakeSimplefinServer:
@@ -80,6 +82,8 @@ class FakeSimplefinServer:
         self.demo: Scenario | None = None  # set by main(): enables the /demo/ controls
         self._httpd = ThreadingHTTPServer((host, port), _handler_for(self))
         self._httpd.daemon_threads = True
+        # a client that hung up (timeouts, faults) is no error worth a traceback
+        self._httpd.handle_error = lambda request, client_address: None  # type: ignore[method-assign]
         self._thread: threading.Thread | None = None
 
     # --- lifecycle ---------------------------------------------------------------------------
@@ -148,6 +152,23 @@ class FakeSimplefinServer:
         with self._lock:
             self._failures.extend(
                 _Failure("status", status, headers or {}, paths) for _ in range(times)
+            )
+
+    def fault(
+        self,
+        kind: str,
+        times: int = 1,
+        *,
+        body: Any = None,
+        delay: float = 0.0,
+        paths: tuple[str, ...] = (),
+    ) -> None:
+        """The next `times` requests (on `paths`) misbehave: `cut` (200, the body stops
+        mid-way and the socket closes), `slow` (the normal answer after `delay` seconds),
+        `malformed` (200 with broken JSON), `shape` (200 with `body`, valid JSON)."""
+        with self._lock:
+            self._failures.extend(
+                _Failure(kind, paths=paths, body=body, delay=delay) for _ in range(times)
             )
 
     def clear_failures(self) -> None:
@@ -269,6 +290,23 @@ def _handler_for(server: FakeSimplefinServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
+        def _raw(self, status: int, data: bytes) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _cut(self) -> None:
+            """200 announcing a long body, part of it, then the socket closes."""
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "5000")
+            self.end_headers()
+            self.wfile.write(b'{"errors": [], "accounts": [{"id": "ACT-1", ')
+            self.wfile.flush()
+            self._drop()
+
         def _drop(self) -> None:
             """Close the socket with a TCP reset, mid-request, without a response."""
             self.close_connection = True
@@ -300,8 +338,18 @@ def _handler_for(server: FakeSimplefinServer) -> type[BaseHTTPRequestHandler]:
                 )
             )
             failure = server._next_failure(endpoint)
+            if failure and failure.delay:
+                time.sleep(failure.delay)
+            if failure and failure.kind == "slow":
+                failure = None
             if failure and failure.kind == "drop":
                 return self._drop()
+            if failure and failure.kind == "cut":
+                return self._cut()
+            if failure and failure.kind == "malformed":
+                return self._raw(200, b'{"accounts": [ nope')
+            if failure and failure.kind == "shape":
+                return self._reply(200, failure.body)
             if failure:
                 return self._reply(
                     failure.status,
