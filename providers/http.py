@@ -14,6 +14,7 @@ exponential backoff and jitter (SimpleFIN asks for 3)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import time
@@ -182,4 +183,28 @@ def _upstream_message(response: requests.Response) -> str:
     text = body.get("message") or body.get("error") or ""
     if not isinstance(text, str):
         return ""
+    for secret in _sent_secrets(response):
+        text = text.replace(secret, "***")  # an upstream that echoes the key back (issue 10)
     return " ".join(text.split())[:200]
+
+
+def _sent_secrets(response: requests.Response) -> list[str]:
+    """The credentials the request carried (API key, bearer token, basic user and password)."""
+    request = getattr(response, "request", None)
+    headers = getattr(request, "headers", None) or {}
+    found: list[str] = []
+    for name in ("x-api-key", "Authorization"):
+        value = headers.get(name)
+        if not value:
+            continue
+        found.append(value)
+        scheme, _, token = value.partition(" ")
+        if token:
+            found.append(token)
+            if scheme.lower() == "basic":
+                try:
+                    user, _, password = base64.b64decode(token).decode().partition(":")
+                except (ValueError, UnicodeDecodeError):
+                    continue
+                found += [user, password]
+    return sorted({s for s in found if len(s) >= 4}, key=len, reverse=True)
