@@ -5,4 +5,11 @@ from __future__ import annotations
 
 def beat_schedule() -> dict[str, dict]:
     schedule: dict[str, dict] = {}
+    from celery.schedules import crontab
+
+    schedule["settle stuck imports"] = {
+        "task": "imports.settle_stuck",
+        "schedule": crontab(minute="*/5"),
+        "options": {"expires": 240},
+    }
     return schedule
