@@ -24,9 +24,28 @@ from imports.parsing.rows import (
     parse_row,
 )
 from imports.services.config import LABEL_DEFAULTS, REQUIRED_LABELS, configuration_merge
+from imports.services.fastinsert import fast_insert
 from imports.services.stats import import_stats_refresh
 
 BATCH_SIZE = 5000
+ROW_FIELDS = (
+    "data_import",
+    "row_number",
+    "raw",
+    "date",
+    "amount",
+    "currency",
+    "name",
+    "category",
+    "tags",
+    "notes",
+    "account_value",
+    "account_id",
+    "valid",
+    "errors",
+    "occurrence",
+    "fingerprint",
+)
 ProgressCallback = Callable[[int], None]
 
 
@@ -86,45 +105,48 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
             raise ValidationFailed([f"file: {exc}"]) from None
         columns = _columns(reader.headers, config, fixed is not None)
         fixed_key = str(fixed.pk) if fixed else ""
-        batch: list[ImportRow] = []
+        batch: list[tuple] = []
         count = 0
         for line_no, cells in reader.rows:
             parsed = parse_row(
                 cells, row_number=line_no, headers=reader.headers, columns=columns, rules=rules
             )
-            row = ImportRow(
-                data_import=imp,
-                row_number=line_no,
-                raw=cells,
-                date=parsed.date,
-                amount=parsed.amount,
-                currency=parsed.currency[:3],
-                name=parsed.name[:255],
-                category=parsed.category,
-                tags=parsed.tags,
-                notes=parsed.notes,
-                account_value=parsed.account,
-                account_id=fixed.pk if fixed else None,
-                valid=parsed.valid,
-                errors=parsed.errors,
-            )
+            occurrence, fp = 1, ""
             if parsed.valid:
                 key = content_key(parsed)
                 slot = occurrence_slot(fixed_key or parsed.account, key)
                 occurrence = occurrences.get(slot, 0) + 1
                 occurrences[slot] = occurrence
-                row.occurrence = occurrence
-                row.fingerprint = fingerprint(key, occurrence)
+                fp = fingerprint(key, occurrence)
                 _mapping_values(totals, parsed.category, parsed.tags, parsed.account)
-            batch.append(row)
+            batch.append(
+                (
+                    imp.pk,
+                    line_no,
+                    cells,
+                    parsed.date,
+                    parsed.amount,
+                    parsed.currency[:3],
+                    parsed.name[:255],
+                    parsed.category,
+                    parsed.tags,
+                    parsed.notes,
+                    parsed.account,
+                    fixed.pk if fixed else None,
+                    parsed.valid,
+                    parsed.errors,
+                    occurrence,
+                    fp,
+                )
+            )
             if len(batch) >= BATCH_SIZE:
-                ImportRow.objects.bulk_create(batch)
+                fast_insert(ImportRow, ROW_FIELDS, batch)
                 count += len(batch)
                 batch = []
                 if on_progress:
                     on_progress(count)
         if batch:
-            ImportRow.objects.bulk_create(batch)
+            fast_insert(ImportRow, ROW_FIELDS, batch)
             count += len(batch)
         del occurrences
     imp.headers = reader.headers

@@ -20,6 +20,7 @@ from finance.models import Account, Category, Tag, Transaction
 from finance.services.ledger import ledger_changed, merge_account_dates
 from imports.models import Import, ImportMapping, ImportRow
 from imports.services.dedup import IMPORT_SOURCE, import_duplicates_mark
+from imports.services.fastinsert import fast_insert
 from imports.services.parse import rows_accounts_resolve
 from imports.services.progress import progress_clear, progress_write
 from imports.services.stats import TO_CREATE, import_stats_refresh
@@ -27,6 +28,20 @@ from imports.services.verify import expected_counts, household_counts, readback,
 
 logger = logging.getLogger("imports")
 WRITE_BATCH = 5000
+TXN_FIELDS = (
+    "id",
+    "family",
+    "account",
+    "date",
+    "amount",
+    "currency",
+    "name",
+    "notes",
+    "external_id",
+    "source",
+    "category",
+    "import_id",
+)
 
 
 def import_blockers(*, data_import: Import) -> list[str]:
@@ -44,7 +59,7 @@ def import_blockers(*, data_import: Import) -> list[str]:
     return out
 
 
-def import_publish(*, data_import: Import) -> Import:
+def import_publish(*, data_import: Import, enqueue: bool = True) -> Import:
     imp = data_import
     if imp.status not in Import.PUBLISHABLE_FROM:
         raise Conflict(f"The import is {imp.status}: only a pending or failed import can publish.")
@@ -58,9 +73,10 @@ def import_publish(*, data_import: Import) -> Import:
     if not moved:
         raise Conflict(f"The import is {imp.status}: only a pending or failed import can publish.")
     progress_write(imp.pk, 0)
-    from imports.tasks import import_publish_task
+    if enqueue:
+        from imports.tasks import import_publish_task
 
-    transaction.on_commit(lambda: import_publish_task.delay(str(imp.pk)))
+        transaction.on_commit(lambda: import_publish_task.delay(str(imp.pk)))
     return imp
 
 
@@ -90,7 +106,7 @@ def _targets(imp: Import, kind: str) -> dict[str, uuid.UUID | None]:
     }
 
 
-def _write_transactions(imp: Import) -> dict[uuid.UUID, dt.date]:
+def _write_transactions(imp: Import, on_progress: Any = None) -> dict[uuid.UUID, dt.date]:
     categories = _targets(imp, "category")
     tags = _targets(imp, "tag")
     through = Transaction.tags.through
@@ -118,31 +134,33 @@ def _write_transactions(imp: Import) -> dict[uuid.UUID, dt.date]:
         for _, account_id, date, amount, currency, name, notes, category, row_tags, fp in chunk:
             txn_id = uuid.uuid4()
             txns.append(
-                Transaction(
-                    id=txn_id,
-                    family_id=imp.family_id,
-                    account_id=account_id,
-                    date=date,
-                    amount=amount,
-                    currency=currency,
-                    name=name,
-                    notes=notes or None,
-                    external_id=fp,
-                    source=IMPORT_SOURCE,
-                    category_id=categories.get(category) if category else None,
-                    import_id=imp.pk,
+                (
+                    txn_id,
+                    imp.family_id,
+                    account_id,
+                    date,
+                    amount,
+                    currency,
+                    name,
+                    notes or None,
+                    fp,
+                    IMPORT_SOURCE,
+                    categories.get(category) if category else None,
+                    imp.pk,
                 )
             )
             for tag in row_tags:
                 if tags.get(tag):
-                    links.append(through(transaction_id=txn_id, tag_id=tags[tag]))
+                    links.append((txn_id, tags[tag]))
             if account_id not in dates or date < dates[account_id]:
                 dates[account_id] = date
-        Transaction.objects.bulk_create(txns)
+        fast_insert(Transaction, TXN_FIELDS, txns)
         if links:
-            through.objects.bulk_create(links)
+            fast_insert(through, ("transaction", "tag"), links)
         done += len(chunk)
         progress_write(imp.pk, done)
+        if on_progress:
+            on_progress(done)
     # Read back which transaction each row became (through the unique external id).
     created = Transaction.objects.filter(
         account_id=OuterRef("account_id"), source=IMPORT_SOURCE, external_id=OuterRef("fingerprint")
@@ -151,7 +169,7 @@ def _write_transactions(imp: Import) -> dict[uuid.UUID, dt.date]:
     return dates
 
 
-def import_publish_run(*, import_id: uuid.UUID | str) -> str:
+def import_publish_run(*, import_id: uuid.UUID | str, on_progress: Any = None) -> str:
     """The worker side of publish. Idempotent: runs only for an import in `importing`."""
     imp = Import.objects.select_related("family", "account").filter(pk=import_id).first()
     if imp is None or imp.status != Import.Status.IMPORTING:
@@ -170,7 +188,7 @@ def import_publish_run(*, import_id: uuid.UUID | str) -> str:
             import_duplicates_mark(data_import=imp)
             import_stats_refresh(data_import=imp)
             expected = expected_counts(data_import=imp)
-            dates = _write_transactions(imp)
+            dates = _write_transactions(imp, on_progress)
             processed = ImportRow.objects.filter(data_import=imp).count()
             Import.objects.filter(pk=imp.pk).update(
                 status=Import.Status.COMPLETE,
