@@ -5,6 +5,7 @@ default (auto_now fields: now), so a new column with a default needs no change h
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -26,7 +27,9 @@ def _adapter(field: models.Field) -> Callable[[Any], Any]:
     if isinstance(target, models.DecimalField):
         return ops.adapt_decimalfield_value
     if isinstance(target, models.JSONField):
-        return lambda v: target.get_db_prep_save(v, connection)
+        if connection.vendor == "sqlite":
+            return lambda v: json.dumps(v, cls=target.encoder)
+        return lambda v: ops.adapt_json_value(v, target.encoder)
     return lambda v: v
 
 
@@ -53,10 +56,10 @@ def fast_insert(
     adapters = [_adapter(f) for f in given]
     tail = tuple(None if v is None else _adapter(f)(v) for f, v in fixed)
     qn = connection.ops.quote_name
-    sql = (
-        f"INSERT INTO {qn(meta.db_table)} ({', '.join(qn(c) for c in columns)}) "
-        f"VALUES ({', '.join(['%s'] * len(columns))})"  # noqa: S608 - names from model meta
-    )
+    # Table and column names come from the model's meta, never from input.
+    placeholders = ", ".join(["%s"] * len(columns))
+    names_sql = ", ".join(qn(c) for c in columns)
+    sql = f"INSERT INTO {qn(meta.db_table)} ({names_sql}) VALUES ({placeholders})"  # noqa: S608
     params = [
         tuple(None if v is None else a(v) for a, v in zip(adapters, row, strict=True)) + tail
         for row in rows
