@@ -17,14 +17,43 @@ from imports.parsing.numbers import NUMBER_FORMATS, NumberError, parse_amount
 
 # (raw, format) -> expected; None means "invalid row", never a guess.
 NUMBER_CASES = {
-    "1,234.56": {"-110.7": "-110.7", "1.000": "1.000", "(12.50)": "-12.50", "1,234.56": "1234.56",
-                 "1234": "1234", "12,34": None, "1.234,56": None, "$1,000.00": "1000.00"},
-    "1.234,56": {"-110.7": None, "1.000": "1000", "(12.50)": None, "(12,50)": "-12.50",
-                 "1.234,56": "1234.56", "-45,20": "-45.20", "1,234.56": None, "12.50-": None},
-    "1 234,56": {"-110.7": None, "1.000": None, "(12.50)": None, "1 234,56": "1234.56",
-                 "1\u00a0234,56": "1234.56", "-3,5": "-3.5", "(12,50)": "-12.50"},
-    "1,234": {"-110.7": None, "1.000": None, "(12.50)": None, "1,234": "1234", "-5": "-5",
-              "12,34": None},
+    "1,234.56": {
+        "-110.7": "-110.7",
+        "1.000": "1.000",
+        "(12.50)": "-12.50",
+        "1,234.56": "1234.56",
+        "1234": "1234",
+        "12,34": None,
+        "1.234,56": None,
+        "$1,000.00": "1000.00",
+    },
+    "1.234,56": {
+        "-110.7": None,
+        "1.000": "1000",
+        "(12.50)": None,
+        "(12,50)": "-12.50",
+        "1.234,56": "1234.56",
+        "-45,20": "-45.20",
+        "1,234.56": None,
+        "12.50-": None,
+    },
+    "1 234,56": {
+        "-110.7": None,
+        "1.000": None,
+        "(12.50)": None,
+        "1 234,56": "1234.56",
+        "1\u00a0234,56": "1234.56",
+        "-3,5": "-3.5",
+        "(12,50)": "-12.50",
+    },
+    "1,234": {
+        "-110.7": None,
+        "1.000": None,
+        "(12.50)": None,
+        "1,234": "1234",
+        "-5": "-5",
+        "12,34": None,
+    },
 }
 
 
@@ -72,8 +101,10 @@ def test_number_parser_never_crashes(raw, fmt):
     assert abs(value) < Decimal("1e15")
 
 
-@given(st.dates(min_value=dt.date(1970, 1, 1), max_value=dt.date(2068, 12, 31)),
-       st.sampled_from(DATE_FORMATS))
+@given(
+    st.dates(min_value=dt.date(1970, 1, 1), max_value=dt.date(2068, 12, 31)),
+    st.sampled_from(DATE_FORMATS),
+)
 def test_date_roundtrip_every_format(value, fmt):
     assert parse_date(value.strftime(fmt), fmt) == value
 
@@ -88,9 +119,15 @@ def test_date_parser_never_crashes(raw, fmt):
 
 @pytest.mark.parametrize(
     "raw,fmt",
-    [("2024-13-01", "%Y-%m-%d"), ("31/02/2024", "%d/%m/%Y"), ("2024011", "%Y%m%d"),
-     ("01/02", "%d/%m/%Y"), ("1 Foo 2024", "%d %b %Y"), ("2024-01-01 extra", "%Y-%m-%d"),
-     ("01.01.1800", "%d.%m.%Y")],
+    [
+        ("2024-13-01", "%Y-%m-%d"),
+        ("31/02/2024", "%d/%m/%Y"),
+        ("2024011", "%Y%m%d"),
+        ("01/02", "%d/%m/%Y"),
+        ("1 Foo 2024", "%d %b %Y"),
+        ("2024-01-01 extra", "%Y-%m-%d"),
+        ("01.01.1800", "%d.%m.%Y"),
+    ],
 )
 def test_bad_dates_are_errors(raw, fmt):
     with pytest.raises(DateError):
@@ -102,7 +139,10 @@ def test_short_day_and_month_names():
     assert parse_date("1/5/2024", "%m/%d/%Y") == dt.date(2024, 1, 5)
 
 
-cell = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r\n"), max_size=12)
+cell = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r\n"),
+    max_size=12,
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -128,7 +168,7 @@ def test_csv_roundtrip_any_cells(rows, sep, encoding):
 
 
 def test_separator_detection_and_rows_to_skip():
-    content = "Bank export\nAccount 123\nDate;Name;Amount\n01.01.2024;A;1,00\n".encode()
+    content = b"Bank export\nAccount 123\nDate;Name;Amount\n01.01.2024;A;1,00\n"
     reader = open_csv(io.BytesIO(content), rows_to_skip=2)
     assert reader.separator == ";"
     assert reader.headers == ["Date", "Name", "Amount"]
