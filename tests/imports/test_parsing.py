@@ -112,9 +112,10 @@ def test_date_roundtrip_every_format(value, fmt):
 @given(st.text(max_size=20), st.sampled_from(DATE_FORMATS))
 def test_date_parser_never_crashes(raw, fmt):
     try:
-        parse_date(raw, fmt)
+        value = parse_date(raw, fmt)
     except DateError:
-        pass
+        return
+    assert 1900 <= value.year <= 2200
 
 
 @pytest.mark.parametrize(
