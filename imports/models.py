@@ -53,6 +53,8 @@ class Import(models.Model):
     verification = models.JSONField(default=empty_verification)
     stats = models.JSONField(default=dict)
     rows_processed = models.BigIntegerField(default=0)
+    # True while a large upload is parsed by a worker (rows are not complete yet).
+    parsing = models.BooleanField(default=False)
     published_at = models.DateTimeField(null=True, blank=True)
     reverted_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

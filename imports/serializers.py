@@ -41,7 +41,7 @@ def import_representation(imp: Import) -> dict[str, Any]:
     configured = bool(stats.get("rows_count"))
     cleaned = configured and not stats.get("invalid_rows_count")
     processed = imp.rows_processed
-    if imp.status == Import.Status.IMPORTING:
+    if imp.status == Import.Status.IMPORTING or imp.parsing:
         processed = progress_read(imp.pk) or 0
     verification = imp.verification or {}
     readback = verification.get("readback") or {}
@@ -70,6 +70,7 @@ def import_representation(imp: Import) -> dict[str, Any]:
         "error": imp.error or None,
         "file_name": imp.original_filename or None,
         "encoding": imp.encoding or None,
+        "parsing": imp.parsing,
         "verification": {
             "expected_record_counts": verification.get("expected_record_counts") or {},
             "readback": {
@@ -189,6 +190,7 @@ class ImportSerializer(serializers.Serializer):
     error = serializers.CharField(allow_null=True)
     file_name = serializers.CharField(allow_null=True)
     encoding = serializers.CharField(allow_null=True)
+    parsing = serializers.BooleanField()
     verification = VerificationSerializer()
 
     class Meta:

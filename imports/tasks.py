@@ -5,6 +5,13 @@ from __future__ import annotations
 from celery import shared_task
 
 
+@shared_task(name="imports.parse", acks_late=True)
+def import_parse_task(import_id: str, publish: bool = False) -> str:
+    from imports.services.parse import import_parse_run
+
+    return import_parse_run(import_id=import_id, publish=publish)
+
+
 @shared_task(name="imports.publish", acks_late=True)
 def import_publish_task(import_id: str) -> str:
     from imports.services.publish import import_publish_run

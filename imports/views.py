@@ -98,7 +98,10 @@ class ImportViewSet(FamilyViewSet):
         },
         responses={
             201: OpenApiResponse(ImportEnvelopeSerializer, description="created, pending"),
-            202: OpenApiResponse(ImportEnvelopeSerializer, description="created, publishing"),
+            202: OpenApiResponse(
+                ImportEnvelopeSerializer,
+                description="created; publishing, or a large file being parsed by a worker",
+            ),
         },
     )
     def create(self, request: Request) -> Response:
@@ -125,7 +128,11 @@ class ImportViewSet(FamilyViewSet):
             size=size,
             account=account,
             configuration=config,
+            background=True,
+            publish=bool(data.get("publish")),
         )
+        if imp.parsing:  # a large file: a worker parses it (and publishes it if asked)
+            return self._one(imp, 202)
         if data.get("publish"):
             blockers = import_blockers(data_import=imp)
             if not blockers:
@@ -142,7 +149,7 @@ class ImportViewSet(FamilyViewSet):
         data = body.validated_data
         account: Any = self._account(data["account_id"]) if "account_id" in data else ...
         changes = {k: data[k] for k in CONFIG_KEYS if k in data}
-        import_configure(data_import=imp, account=account, changes=changes)
+        import_configure(data_import=imp, account=account, changes=changes, background=True)
         return self._one(imp)
 
     @extend_schema(

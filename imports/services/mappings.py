@@ -18,6 +18,8 @@ _MODELS: dict[str, Any] = {"category": Category, "tag": Tag, "account": Account}
 
 
 def _require_pending(imp: Import, what: str) -> None:
+    if imp.parsing:
+        raise Conflict("The import is pending and its file is still being parsed.")
     if imp.status != Import.Status.PENDING:
         raise Conflict(f"The import is {imp.status}: {what} can change only while pending.")
 

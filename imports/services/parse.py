@@ -7,10 +7,11 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
+from django.conf import settings
 from django.core.files.base import File
 from django.db import transaction
 
-from finance.api.errors import Conflict, ValidationFailed
+from finance.api.errors import ApiError, Conflict, ValidationFailed
 from finance.currencies import is_currency
 from finance.models import Account, Family
 from imports.models import Import, ImportMapping, ImportRow
@@ -25,6 +26,7 @@ from imports.parsing.rows import (
 )
 from imports.services.config import LABEL_DEFAULTS, REQUIRED_LABELS, configuration_merge
 from imports.services.fastinsert import fast_insert
+from imports.services.progress import progress_clear, progress_write
 from imports.services.stats import import_stats_refresh
 
 BATCH_SIZE = 5000
@@ -222,6 +224,8 @@ def import_create(
     account: Account | None,
     configuration: dict[str, Any],
     on_progress: ProgressCallback | None = None,
+    background: bool = False,
+    publish: bool = False,
 ) -> Import:
     """Store the upload under MEDIA_ROOT and parse it, atomically (a bad file leaves nothing)."""
     config = configuration_merge({}, configuration)
@@ -229,23 +233,85 @@ def import_create(
     imp.original_filename = (filename or "upload.csv")[:255]
     imp.file_size = size
     imp.file.save(f"{imp.id}.csv", File(stream), save=False)
+    in_background = background and size > settings.IMPORT_SYNC_PARSE_BYTES
     try:
+        import_header_check(data_import=imp)
         with transaction.atomic():
+            imp.parsing = in_background
             imp.save()
-            import_rows_parse(data_import=imp, on_progress=on_progress)
+            if in_background:
+                from imports.tasks import import_parse_task
+
+                pk, go = str(imp.pk), publish
+                transaction.on_commit(lambda: import_parse_task.delay(pk, go))
+            else:
+                import_rows_parse(data_import=imp, on_progress=on_progress)
     except BaseException:
         imp.file.delete(save=False)
         raise
     return imp
 
 
+def import_header_check(*, data_import: Import) -> None:
+    """The fast part of parsing, always in the request: the file opens, the header is unique
+    and names the configured columns (a 422 at once, before any background work)."""
+    imp = data_import
+    config = imp.configuration
+    with imp.file.open("rb") as stream:
+        try:
+            reader = open_csv(
+                stream,
+                separator=config.get("col_sep") or None,
+                rows_to_skip=int(config["rows_to_skip"]),
+            )
+        except CsvError as exc:
+            raise ValidationFailed([f"file: {exc}"]) from None
+        _columns(reader.headers, config, imp.account_id is not None)
+
+
+def import_parse_run(*, import_id: str, publish: bool = False) -> str:
+    """The worker side of a large upload: parse, then publish when the upload asked for it."""
+    imp = Import.objects.select_related("family", "account").filter(pk=import_id).first()
+    if imp is None or not imp.parsing:
+        return "skipped"
+    try:
+        with transaction.atomic():
+            locked = Import.objects.select_for_update().get(pk=imp.pk)
+            if not locked.parsing:
+                return "skipped"
+            import_rows_parse(data_import=imp, on_progress=lambda n: progress_write(imp.pk, n))
+            Import.objects.filter(pk=imp.pk).update(parsing=False, error="")
+    except ApiError as exc:
+        message = "; ".join(exc.errors or [exc.message])
+        Import.objects.filter(pk=imp.pk).update(parsing=False, error=message[:1000])
+        return "failed"
+    finally:
+        progress_clear(imp.pk)
+    imp.refresh_from_db()
+    if publish:
+        from imports.services.publish import import_blockers, import_publish
+
+        blockers = import_blockers(data_import=imp)
+        if blockers:
+            Import.objects.filter(pk=imp.pk).update(error="Not published: " + "; ".join(blockers))
+        else:
+            import_publish(data_import=imp)
+    return "parsed"
+
+
 def import_configure(
-    *, data_import: Import, account: Account | Any | None, changes: dict[str, Any]
+    *,
+    data_import: Import,
+    account: Account | Any | None,
+    changes: dict[str, Any],
+    background: bool = False,
 ) -> Import:
     """New configuration (or fixed account): the rows are parsed again."""
     imp = data_import
     with transaction.atomic():
         locked = Import.objects.select_for_update().get(pk=imp.pk)
+        if locked.parsing:
+            raise Conflict("The import is pending and its file is still being parsed.")
         if locked.status != Import.Status.PENDING:
             raise Conflict(
                 f"The import is {locked.status}: its configuration can change only while pending."
@@ -253,6 +319,14 @@ def import_configure(
         imp.configuration = configuration_merge(locked.configuration, changes)
         if account is not ...:
             imp.account = account
-        imp.save(update_fields=["configuration", "account", "updated_at"])
-        import_rows_parse(data_import=imp)
+        import_header_check(data_import=imp)
+        imp.parsing = background and imp.file_size > settings.IMPORT_SYNC_PARSE_BYTES
+        imp.save(update_fields=["configuration", "account", "parsing", "updated_at"])
+        if imp.parsing:
+            from imports.tasks import import_parse_task
+
+            pk = str(imp.pk)
+            transaction.on_commit(lambda: import_parse_task.delay(pk, False))
+        else:
+            import_rows_parse(data_import=imp)
     return imp

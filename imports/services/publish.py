@@ -50,6 +50,8 @@ def import_blockers(*, data_import: Import) -> list[str]:
     out = []
     if not data_import.file:
         out.append("no file was uploaded")
+    if data_import.parsing:
+        out.append("the file is still being parsed")
     if not stats.get("rows_count"):
         out.append("the file has no rows")
     if stats.get("invalid_rows_count"):

@@ -24,6 +24,9 @@ from imports.models import Import
 from imports.services.progress import progress_age_seconds, progress_clear
 from imports.services.verify import expected_counts, household_counts, readback
 
+LOST_PARSE = (
+    "The worker stopped while parsing the file; change the configuration to parse it again."
+)
 LOST = "The worker stopped before the publish finished; nothing was written. Publish again."
 
 
@@ -36,6 +39,15 @@ def imports_settle_stuck(*, older_than: dt.timedelta | None = None) -> list[tupl
     stuck = Import.objects.filter(
         status__in=(Import.Status.IMPORTING, Import.Status.REVERTING), updated_at__lt=cutoff
     ).values_list("pk", flat=True)
+    lost_parses = Import.objects.filter(parsing=True, updated_at__lt=cutoff)
+    for pk in list(lost_parses.values_list("pk", flat=True)):
+        age = progress_age_seconds(pk)
+        if age is not None and age < older_than.total_seconds():
+            continue
+        if Import.objects.filter(pk=pk, parsing=True, updated_at__lt=cutoff).update(
+            parsing=False, error=LOST_PARSE, updated_at=timezone.now()
+        ):
+            moved.append((str(pk), "parsing", "pending"))
     for pk in list(stuck):
         age = progress_age_seconds(pk)
         if age is not None and age < older_than.total_seconds():

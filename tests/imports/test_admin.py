@@ -5,12 +5,14 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from finance.models import Transaction
+from finance.services.households import household_permissions_grant
 from imports.models import Import
 
 pytestmark = pytest.mark.django_db
 
 
 def _admin(household) -> Client:
+    household_permissions_grant(user=household.user)
     client = Client()
     client.force_login(household.user)
     return client

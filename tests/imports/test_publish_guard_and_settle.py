@@ -136,3 +136,49 @@ def test_settler_reverting_states(alice):
     assert imports_settle_stuck(older_than=dt.timedelta(0)) == [
         (str(imp.pk), "reverting", "pending")
     ]
+
+
+@pytest.mark.django_db
+def test_large_upload_is_parsed_and_published_by_a_worker(
+    alice, settings, django_capture_on_commit_callbacks
+):
+    settings.IMPORT_SYNC_PARSE_BYTES = 100
+    account = alice.account()
+    with django_capture_on_commit_callbacks(execute=True):
+        resp = alice.client.post(
+            "/api/v1/imports",
+            {
+                "file": SimpleUploadedFile("a.csv", CSV),
+                "account_id": str(account.pk),
+                "publish": "true",
+            },
+            format="multipart",
+        )
+    assert resp.status_code == 202, resp.content
+    assert resp.json()["data"]["parsing"] is True
+    data = alice.client.get(f"/api/v1/imports/{resp.json()['data']['id']}").json()["data"]
+    assert data["parsing"] is False
+    assert data["status"] == "complete"
+    assert data["verification"]["readback"]["status"] == "matched"
+    assert Transaction.objects.filter(account=account).count() == 28
+
+
+@pytest.mark.django_db
+def test_large_upload_header_problems_are_422_at_once(alice, settings):
+    settings.IMPORT_SYNC_PARSE_BYTES = 10
+    resp = alice.client.post(
+        "/api/v1/imports",
+        {"file": SimpleUploadedFile("a.csv", b"when,name,amount\n2024-01-01,A,1\n")},
+        format="multipart",
+    )
+    assert resp.status_code == 422
+    assert Import.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_settler_releases_a_lost_parse(alice):
+    imp = Import.objects.get(pk=_upload(alice.client, alice.account()))
+    Import.objects.filter(pk=imp.pk).update(parsing=True)
+    assert imports_settle_stuck(older_than=dt.timedelta(0)) == [(str(imp.pk), "parsing", "pending")]
+    imp.refresh_from_db()
+    assert not imp.parsing and "parse it again" in imp.error
