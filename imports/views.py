@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
@@ -166,13 +167,16 @@ class ImportViewSet(FamilyViewSet):
         )
 
     @extend_schema(request=RowUpdateRequestSerializer, responses=ImportRowEnvelopeSerializer)
-    @action(detail=True, methods=["patch"], url_path=r"rows/(?P<row_number>[0-9]{1,9})")
+    @action(detail=True, methods=["patch"], url_path=r"rows/(?P<row_number>[^/]+)")
     def row(self, request: Request, pk: str, row_number: str) -> Response:
         imp = self.get_object()
-        row = ImportRow.objects.filter(data_import=imp, row_number=int(row_number)).first()
+        number = int(row_number) if row_number.isascii() and row_number.isdigit() else None
+        row = (
+            ImportRow.objects.filter(data_import=imp, row_number=number).first()
+            if number is not None and number < 2**31
+            else None
+        )
         if row is None:
-            from rest_framework.exceptions import NotFound
-
             raise NotFound()
         body = RowUpdateRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
