@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema_serializer
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from finance.money import format_amount
@@ -253,9 +253,17 @@ class ImportRowEnvelopeSerializer(serializers.Serializer):
     data = ImportRowSerializer()
 
 
+@extend_schema_field({"type": "string", "description": "category, tag or account"})
+class MappingKindField(serializers.ChoiceField):
+    """Inline enum: a component named after `kind` would collide with transaction kinds."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(ImportMapping.Kind.values, **kwargs)
+
+
 class ImportMappingSerializer(serializers.Serializer):
     id = serializers.UUIDField()
-    kind = serializers.ChoiceField(ImportMapping.Kind.values)
+    kind = MappingKindField()
     value = serializers.CharField()
     target_id = serializers.UUIDField(allow_null=True)
     create_new = serializers.BooleanField()
@@ -313,7 +321,7 @@ class ImportUpdateRequestSerializer(serializers.Serializer):
 
 class MappingChangeSerializer(serializers.Serializer):
     id = serializers.UUIDField(required=False)
-    kind = serializers.ChoiceField(ImportMapping.Kind.values, required=False)
+    kind = MappingKindField(required=False)
     value = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
     target_id = serializers.UUIDField(required=False, allow_null=True)
     create_new = serializers.BooleanField(required=False)

@@ -185,7 +185,7 @@ class ImportViewSet(FamilyViewSet):
 
     @extend_schema(
         methods=["GET"],
-        parameters=[OpenApiParameter("kind", str, enum=["category", "tag", "account"])],
+        parameters=[OpenApiParameter("kind", str, description="category, tag or account")],
         responses=ImportMappingListSerializer,
     )
     @extend_schema(

@@ -71,6 +71,15 @@ RECORD_FACTORIES: dict[type[models.Model], Callable[[Family], models.Model]] = {
 NOT_HOUSEHOLD_RECORDS = {Family, User}
 
 
+def _import(family: Family) -> models.Model:
+    from imports.models import Import
+
+    return Import.objects.create(family=family, stats={"rows_count": 0})
+
+
+RECORD_FACTORIES[__import__("imports.models", fromlist=["Import"]).Import] = _import
+
+
 def make_record(model: type[models.Model], family: Family) -> models.Model:
     factory = RECORD_FACTORIES.get(model)
     if factory is None:
