@@ -48,17 +48,30 @@ def detect_encoding(stream: BinaryIO) -> str:
         pass
     finally:
         stream.seek(0)
+    # Text with few non-ASCII bytes that Windows-1252 decodes is Western text (banks' legacy
+    # exports): statistical guessers are unreliable on it (a few accented names are not enough
+    # evidence), so it wins; CJK and Cyrillic exports have far more high bytes.
+    high = sum(1 for b in head if b >= 0x80)
+    if high <= len(head) * 0.2 and _decodes(head, "cp1252"):
+        return "cp1252"
     results = from_bytes(head)
     candidates = [match.encoding for match in results]
-    # Short samples fit several single-byte code pages equally well; Windows-1252 is by far the
-    # most common of bank exports, so it wins whenever it is a plausible reading.
     if not candidates or set(candidates) & _WESTERN:
         return "cp1252"
     best = results.best()
     try:
-        return codecs.lookup(best.encoding).name if best else "cp1252"
+        name = codecs.lookup(best.encoding).name if best else "cp1252"
     except LookupError:
         return "cp1252"
+    return "cp1252" if name.startswith(("utf-16", "utf-32")) else name
+
+
+def _decodes(data: bytes, encoding: str) -> bool:
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def sniff_separator(lines: list[str]) -> str:

@@ -183,3 +183,12 @@ def test_duplicate_headers_rejected():
 
 def test_header_matching_ignores_case_spaces_and_stars():
     assert normalize_header(" Booking Date* ") == normalize_header("bookingdate")
+
+
+def test_cyrillic_windows_1251_export_is_detected():
+    text = "Дата;Описание;Сумма\n" + "".join(
+        f"0{d}.01.2024;Перевод денежных средств магазину Пятёрочка;-1 234,56\n" for d in range(1, 9)
+    )
+    reader = open_csv(io.BytesIO(text.encode("cp1251")))
+    assert reader.headers == ["Дата", "Описание", "Сумма"]
+    assert next(reader.rows)[1][1] == "Перевод денежных средств магазину Пятёрочка"
