@@ -71,13 +71,28 @@ RECORD_FACTORIES: dict[type[models.Model], Callable[[Family], models.Model]] = {
 NOT_HOUSEHOLD_RECORDS = {Family, User}
 
 
-def _import(family: Family) -> models.Model:
+def _register_trades() -> None:
+    from tests.trades.factories import HoldingFactory, SecurityFactory, TradeFactory
+    from trades.models import Holding, Security, Trade
+
+    # a household's manual security; shared reference securities have no household
+    RECORD_FACTORIES[Security] = lambda family: SecurityFactory(family=family)
+    RECORD_FACTORIES[Trade] = lambda family: TradeFactory(account__family=family)
+    RECORD_FACTORIES[Holding] = lambda family: HoldingFactory(account__family=family)
+
+
+_register_trades()
+
+
+def _register_imports() -> None:
     from imports.models import Import
 
-    return Import.objects.create(family=family, stats={"rows_count": 0})
+    RECORD_FACTORIES[Import] = lambda family: Import.objects.create(
+        family=family, stats={"rows_count": 0}
+    )
 
 
-RECORD_FACTORIES[__import__("imports.models", fromlist=["Import"]).Import] = _import
+_register_imports()
 
 
 def make_record(model: type[models.Model], family: Family) -> models.Model:

@@ -183,7 +183,10 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {
+        "AccountStatusEnum": "finance.models.ledger.Account.Status",
+        "TransferStatusEnum": "finance.models.ledger.Transfer.Status",
+    },
     "SECURITY": [],
     "DISABLE_ERRORS_AND_WARNINGS": True,
 }
