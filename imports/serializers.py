@@ -159,7 +159,7 @@ _COUNTS = serializers.DictField(child=serializers.IntegerField())
 
 
 class ReadbackSerializer(serializers.Serializer):
-    status = serializers.ChoiceField(["not_verified", "matched", "mismatch", "failed", "reverted"])
+    status = serializers.CharField(help_text="not_verified, matched, mismatch, failed, reverted")
     checked_at = serializers.CharField(allow_null=True)
     expected_record_counts = serializers.DictField(
         child=serializers.IntegerField(), allow_null=True
@@ -179,8 +179,12 @@ class VerificationSerializer(serializers.Serializer):
 
 class ImportSerializer(serializers.Serializer):
     id = serializers.UUIDField()
-    type = serializers.ChoiceField(Import.Type.values)
-    status = serializers.ChoiceField(Import.Status.values)
+    # Plain strings with the values described (not enums): drf-spectacular would name enum
+    # components after the field and collide with other resources' `type` and `status`.
+    type = serializers.CharField(help_text="TransactionImport")
+    status = serializers.CharField(
+        help_text="pending, importing, complete, failed, reverting, revert_failed"
+    )
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
     status_detail = StatusDetailSerializer()
@@ -292,7 +296,13 @@ class ImportCreateRequestSerializer(serializers.Serializer):
     )
     account_id = serializers.UUIDField(required=False, allow_null=True)
     publish = BooleanText(required=False, default=False)
-    type = serializers.ChoiceField(Import.Type.values, required=False)
+    type = serializers.CharField(required=False, help_text="TransactionImport")
+
+    def validate_type(self, value: str) -> str:
+        if value not in Import.Type.values:
+            raise serializers.ValidationError(f"must be one of {', '.join(Import.Type.values)}")
+        return value
+
     locals().update(
         {
             k: serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)

@@ -78,8 +78,8 @@ class ImportViewSet(FamilyViewSet):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("status", str, enum=Import.Status.values),
-            OpenApiParameter("type", str, enum=Import.Type.values),
+            OpenApiParameter("status", str, description=", ".join(Import.Status.values)),
+            OpenApiParameter("type", str, description=", ".join(Import.Type.values)),
         ],
         responses=ImportListSerializer,
     )
