@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from finance.models import Account, Category, Tag, Transaction
+from finance.models import Account, AccountBalance, Category, Tag, Transaction
 from imports.models import Import
 from tests.conftest import assert_error
 from tests.factories import CategoryFactory
@@ -64,6 +64,10 @@ def ledger(account) -> list[tuple]:
             "id", "date", "amount", "currency", "name", "category_id"
         )
     )
+
+
+def balances(account) -> list[tuple]:
+    return list(AccountBalance.objects.filter(account=account).values_list("date", "balance"))
 
 
 def european_import(alice, account):
@@ -132,7 +136,12 @@ def test_publish_verify_republish_revert(alice, django_capture_on_commit_callbac
         source="api",
         external_id="x1",
     )
+    from finance.services.ledger import ledger_changed
+
+    ledger_changed(family=alice.family, account_dates={account.pk: None})
     before = ledger(account)
+    balances_before = balances(account)
+    assert balances_before  # the earlier transaction has a daily balance series
     data = european_import(alice, account).json()["data"]
     mappings = alice.client.get(f"/api/v1/imports/{data['id']}/mappings").json()["data"]
     by_value = {m["value"]: m for m in mappings}
@@ -172,6 +181,7 @@ def test_publish_verify_republish_revert(alice, django_capture_on_commit_callbac
     assert reverted["status"] == "pending"
     assert reverted["verification"]["readback"]["status"] == "reverted"
     assert ledger(account) == before
+    assert balances(account) == balances_before
     assert Transaction.objects.filter(pk=before_txn.pk).exists()
     assert set(Category.objects.filter(family=alice.family).values_list("name", flat=True)) == {
         "Lebensmittel"
