@@ -150,6 +150,33 @@ def _candidates(
     return ordered
 
 
+def _legs_now(ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, tuple]:
+    """(account_id, date, amount, currency) of locked legs, read after the lock."""
+    return {
+        row[0]: row[1:]
+        for row in Transaction.objects.filter(pk__in=list(ids)).values_list(
+            "pk", "account_id", "date", "amount", "currency"
+        )
+    }
+
+
+def _still_match(
+    current: Mapping[uuid.UUID, tuple], outflow_id: uuid.UUID, inflow_id: uuid.UUID
+) -> bool:
+    """The pair, as it is now (an edit may have landed since the candidates were read)."""
+    if outflow_id not in current or inflow_id not in current:
+        return False
+    out_account, out_date, out_amount, out_currency = current[outflow_id]
+    in_account, in_date, in_amount, in_currency = current[inflow_id]
+    return (
+        out_amount > 0
+        and in_amount == -out_amount
+        and in_currency == out_currency
+        and in_account != out_account
+        and abs((in_date - out_date).days) <= MAX_DAYS_APART
+    )
+
+
 def _pair_create(family: Family, outflow: Leg, inflow: Leg) -> bool:
     """Insert one pending transfer unless a racing run or a rejection got there first."""
     try:
@@ -159,6 +186,8 @@ def _pair_create(family: Family, outflow: Leg, inflow: Leg) -> bool:
             if RejectedTransfer.objects.filter(
                 outflow_transaction_id=outflow.pk, inflow_transaction_id=inflow.pk
             ).exists():
+                return False
+            if not _still_match(_legs_now({outflow.pk, inflow.pk}), outflow.pk, inflow.pk):
                 return False
             Transfer.objects.create(
                 family=family,
@@ -186,10 +215,14 @@ def _pairs_create(family: Family, pairs: list[tuple[Leg, Leg]]) -> int:
                 outflow_transaction_id__in=free, inflow_transaction_id__in=free
             ).values_list("outflow_transaction_id", "inflow_transaction_id")
         )
+        current = _legs_now(free)
         chosen = [
             (outflow, inflow)
             for outflow, inflow in pairs
-            if outflow.pk in free and inflow.pk in free and (outflow.pk, inflow.pk) not in rejected
+            if outflow.pk in free
+            and inflow.pk in free
+            and (outflow.pk, inflow.pk) not in rejected
+            and _still_match(current, outflow.pk, inflow.pk)
         ]
         try:
             with transaction.atomic():
