@@ -97,6 +97,14 @@ class TransactionUpdateRequestSerializer(serializers.Serializer):
         ref_name = "TransactionUpdateRequest"
 
 
+def _tags(txn: Transaction) -> Any:
+    """The prefetched tags without building a related manager per row (a third of the cost)."""
+    cache = getattr(txn, "_prefetched_objects_cache", None)
+    if cache is not None and "tags" in cache:
+        return cache["tags"]
+    return txn.tags.all()
+
+
 class TransactionSerializer(serializers.Serializer):
     """The Transaction of the API document, plus `pending`, `kind`, `excluded` and minor units.
 
@@ -147,7 +155,7 @@ class TransactionSerializer(serializers.Serializer):
             "account": account_ref(txn.account),
             "category": category_ref(txn.category),
             "merchant": merchant_ref(txn.merchant),
-            "tags": [tag_ref(tag) for tag in txn.tags.all()],
+            "tags": [tag_ref(tag) for tag in _tags(txn)],
             "transfer": transfer_ref(txn),
             "created_at": iso_utc(txn.created_at),
             "updated_at": iso_utc(txn.updated_at),
