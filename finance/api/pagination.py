@@ -14,9 +14,10 @@ from finance.api.errors import ValidationFailed
 
 DEFAULT_PER_PAGE = 25
 MAX_PER_PAGE = 100
+MAX_PAGE = 10_000_000  # keeps offsets far inside every database's integer range
 
 
-def _positive_int(request: Request, name: str, default: int) -> int:
+def _positive_int(request: Request, name: str, default: int, maximum: int | None = None) -> int:
     raw = request.query_params.get(name)
     if raw in (None, ""):
         return default
@@ -26,6 +27,8 @@ def _positive_int(request: Request, name: str, default: int) -> int:
         raise ValidationFailed([f"{name}: must be a positive integer"]) from None
     if value < 1:
         raise ValidationFailed([f"{name}: must be a positive integer"])
+    if maximum is not None and value > maximum:
+        raise ValidationFailed([f"{name}: must be at most {maximum}"])
     return value
 
 
@@ -33,7 +36,7 @@ class PageNumberPagination(pagination.BasePagination):
     """Offset pagination with the documented body. `results_key` comes from the view."""
 
     def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> list[Any]:
-        self.page = _positive_int(request, "page", 1)
+        self.page = _positive_int(request, "page", 1, maximum=MAX_PAGE)
         self.per_page = min(_positive_int(request, "per_page", DEFAULT_PER_PAGE), MAX_PER_PAGE)
         self.results_key = getattr(view, "results_key", None) or "results"
         offset = (self.page - 1) * self.per_page
