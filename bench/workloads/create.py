@@ -95,8 +95,8 @@ def orm_floor(hh: Any, rows: int, batch: int = 1000) -> float:
 
 
 def run(*, full: bool, backend: str) -> Report:
-    singles = 5000 if full else 1000
-    bulk_requests = 50 if full else 10
+    singles = 5000 if full else 400
+    bulk_requests = 30 if full else 4
     clients = 8
     report = Report("create", backend, full)
     hh = household_create("create")

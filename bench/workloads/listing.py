@@ -19,6 +19,28 @@ from bench.common import (
 
 TARGET_P99_RATIO = 1.5
 
+# Indexes proposed to the ledger owner (docs/decisions.md); BENCH_PROPOSED_INDEXES=1 adds them
+# to the bench database so their effect can be measured before a migration is written.
+PROPOSED_INDEXES = {
+    "bench_txn_family_order": '("family_id", "date" DESC, "created_at" DESC, "id" DESC)',
+    "bench_txn_family_category_order": (
+        '("family_id", "category_id", "date" DESC, "created_at" DESC, "id" DESC)'
+    ),
+    "bench_txn_family_amount": '("family_id", "amount")',
+}
+
+
+def proposed_indexes_create() -> list[str]:
+    from django.db import connection
+
+    from finance.models import Transaction
+
+    table = Transaction._meta.db_table
+    with connection.cursor() as cur:
+        for name, columns in PROPOSED_INDEXES.items():
+            cur.execute(f'CREATE INDEX "{name}" ON "{table}" {columns}')
+    return list(PROPOSED_INDEXES)
+
 
 def scenarios(hh: Any) -> list[tuple[str, dict[str, str]]]:
     return [
@@ -33,9 +55,13 @@ def scenarios(hh: Any) -> list[tuple[str, dict[str, str]]]:
     ]
 
 
-def measure(client: Any, key: str, params: dict[str, str], reps: int) -> list[float]:
-    samples = []
+def measure(
+    client: Any, key: str, params: dict[str, str], reps: int, budget_s: float = 60.0
+) -> list[float]:
+    """`reps` timed requests after 3 warm-ups; stops early (keeping at least 5) past `budget_s`."""
+    samples: list[float] = []
     query = {"per_page": "100", **params}
+    began = time.perf_counter()
     for i in range(reps + 3):
         start = time.perf_counter()
         r = client.get("/api/v1/transactions", query, HTTP_X_API_KEY=key)
@@ -43,6 +69,8 @@ def measure(client: Any, key: str, params: dict[str, str], reps: int) -> list[fl
         assert r.status_code == 200, (r.status_code, r.content[:300])
         if i >= 3:  # warm-up
             samples.append(elapsed)
+        if len(samples) >= 5 and time.perf_counter() - began > budget_s:
+            break
     return samples
 
 
@@ -66,8 +94,16 @@ def run(*, full: bool, backend: str) -> Report:
 
     small_n = 10_000
     large_n = 1_000_000 if full else 100_000
-    reps = 50 if full else 30
+    reps = 50 if full else 20
     report = Report("list", backend, full)
+    import os
+
+    extra_indexes = (
+        proposed_indexes_create() if os.environ.get("BENCH_PROPOSED_INDEXES") == "1" else []
+    )
+    if extra_indexes:
+        report.workload = "list-proposed-indexes"
+        print(f"with proposed indexes: {', '.join(extra_indexes)}")
     small = household_create("small")
     large = household_create("large")
     seeded = {}
@@ -97,6 +133,7 @@ def run(*, full: bool, backend: str) -> Report:
         explained[name] = plans(client, large.key, large_params)
     report.extra = {
         "sizes": {"small": small_n, "large": large_n},
+        "proposed_indexes": extra_indexes,
         "seed": seeded,
         "reps": reps,
         "plans_large": explained,
