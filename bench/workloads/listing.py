@@ -26,6 +26,9 @@ PROPOSED_INDEXES = {
     "bench_txn_family_category_order": (
         '("family_id", "category_id", "date" DESC, "created_at" DESC, "id" DESC)'
     ),
+    "bench_txn_family_account_order": (
+        '("family_id", "account_id", "date" DESC, "created_at" DESC, "id" DESC)'
+    ),
     "bench_txn_family_amount": '("family_id", "amount")',
 }
 
