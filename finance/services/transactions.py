@@ -154,17 +154,20 @@ def transactions_insert(
     keyed = {key for txn, _tags in rows if (key := _key(txn)) is not None}
     # Keys already stored are answered without an insert (the cheap path of a re-sync) ...
     stored = _stored_by_key(keyed)
-    to_insert: list[Transaction] = []
+    plain: list[Transaction] = []
+    keyed_new: list[Transaction] = []
     inserted_keys: set[IdempotencyKey] = set()
     for txn, _tags in rows:
         key = _key(txn)
-        if key is not None:
-            if key in stored or key in inserted_keys:
-                continue
+        if key is None:
+            plain.append(txn)
+        elif key not in stored and key not in inserted_keys:
             inserted_keys.add(key)
-        to_insert.append(txn)
-    if to_insert:
-        Transaction.objects.bulk_create(to_insert, ignore_conflicts=True)
+            keyed_new.append(txn)
+    if plain:  # no key, no conflict to ignore: any error is a real one
+        Transaction.objects.bulk_create(plain)
+    if keyed_new:
+        Transaction.objects.bulk_create(keyed_new, ignore_conflicts=True)
     # ... and the constraint decides the rest: re-read to learn who won each key.
     stored.update(_stored_by_key(inserted_keys))
     results: list[tuple[Transaction, bool]] = []
