@@ -71,6 +71,19 @@ RECORD_FACTORIES: dict[type[models.Model], Callable[[Family], models.Model]] = {
 NOT_HOUSEHOLD_RECORDS = {Family, User}
 
 
+def _register_trades() -> None:
+    from tests.trades.factories import HoldingFactory, SecurityFactory, TradeFactory
+    from trades.models import Holding, Security, Trade
+
+    # a household's manual security; shared reference securities have no household
+    RECORD_FACTORIES[Security] = lambda family: SecurityFactory(family=family)
+    RECORD_FACTORIES[Trade] = lambda family: TradeFactory(account__family=family)
+    RECORD_FACTORIES[Holding] = lambda family: HoldingFactory(account__family=family)
+
+
+_register_trades()
+
+
 def make_record(model: type[models.Model], family: Family) -> models.Model:
     factory = RECORD_FACTORIES.get(model)
     if factory is None:
@@ -162,3 +175,21 @@ def api_routes(user: Any, lists: bool = False) -> list[ApiRoute]:
         root_key = getattr(view_cls, "root_key", None)
         routes.append(ApiRoute(path, methods, model, root_key))
     return routes
+
+
+def _provider_records() -> None:
+    from providers.models import ProviderAccount, ProviderConnection, Sync
+    from tests.providers.factories import (
+        ProviderAccountFactory,
+        ProviderConnectionFactory,
+        SyncFactory,
+    )
+
+    RECORD_FACTORIES[ProviderConnection] = lambda family: ProviderConnectionFactory(family=family)
+    RECORD_FACTORIES[ProviderAccount] = lambda family: ProviderAccountFactory(
+        connection__family=family
+    )
+    RECORD_FACTORIES[Sync] = lambda family: SyncFactory(connection__family=family)
+
+
+_provider_records()

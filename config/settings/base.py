@@ -179,7 +179,10 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "SCHEMA_PATH_PREFIX": r"/api/v1",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {
+        "AccountStatusEnum": "finance.models.ledger.Account.Status",
+        "TransferStatusEnum": "finance.models.ledger.Transfer.Status",
+    },
     "SECURITY": [],
     "DISABLE_ERRORS_AND_WARNINGS": True,
 }
@@ -215,6 +218,16 @@ SYNC_SCHEDULE_HOUR = env.int("SYNC_SCHEDULE_HOUR", default=4)
 SYNC_SCHEDULE_MINUTE = env.int("SYNC_SCHEDULE_MINUTE", default=0)
 SYNC_SCHEDULE_TIMEZONE = env.str("SYNC_SCHEDULE_TIMEZONE", default=TIME_ZONE)
 SYNC_STALE_PENDING_DAYS = env_positive_int("SYNC_STALE_PENDING_DAYS", 14)
+LUNCHFLOW_HISTORY_DAYS = env_positive_int("LUNCHFLOW_HISTORY_DAYS", 365)
+PROVIDER_MAX_RETRY_AFTER = env.float("PROVIDER_MAX_RETRY_AFTER", default=60.0)
+PROVIDER_MAX_429_WAITS = env.int("PROVIDER_MAX_429_WAITS", default=3)
+SYNC_OVERLAP_DAYS = env_positive_int("SYNC_OVERLAP_DAYS", 30)
+SYNC_MAX_RETRIES = env.int("SYNC_MAX_RETRIES", default=3)
+SYNC_RETRY_BACKOFF = env_positive_int("SYNC_RETRY_BACKOFF", 60)
+SYNC_STUCK_MINUTES = env_positive_int("SYNC_STUCK_MINUTES", 30)
+SYNC_SETTLE_INTERVAL_SECONDS = env_positive_int("SYNC_SETTLE_INTERVAL_SECONDS", 300)
+SYNC_SCHEDULE_CRON = env.str("SYNC_SCHEDULE_CRON", default="")
+SYNC_INTERVAL_SECONDS = env.int("SYNC_INTERVAL_SECONDS", default=0)
 
 # --- Security (production values when DEBUG is off) ---------------------------------------------
 SESSION_COOKIE_HTTPONLY = True

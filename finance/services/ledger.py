@@ -17,7 +17,7 @@ def ledger_changed(*, family: Family, account_dates: Mapping[uuid.UUID, dt.date 
     account_balances_refresh(account_dates=account_dates)
     from finance.services.transfers import transfers_match
 
-    transfers_match(family=family, account_ids=list(account_dates))
+    transfers_match(family=family, account_ids=list(account_dates), since=account_dates)
 
 
 def merge_account_dates(

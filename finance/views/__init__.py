@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from rest_framework.routers import SimpleRouter
 
+from finance.views.accounts import AccountViewSet
+from finance.views.catalog import CategoryViewSet, MerchantViewSet, TagViewSet
 from finance.views.transactions import TransactionViewSet
+from finance.views.transfers import RejectedTransferViewSet, TransferViewSet
 
 
 def register(router: SimpleRouter) -> None:
     router.register("transactions", TransactionViewSet, basename="transaction")
+    router.register("accounts", AccountViewSet, basename="account")
+    router.register("categories", CategoryViewSet, basename="category")
+    router.register("merchants", MerchantViewSet, basename="merchant")
+    router.register("tags", TagViewSet, basename="tag")
+    router.register("transfers", TransferViewSet, basename="transfer")
+    router.register("rejected_transfers", RejectedTransferViewSet, basename="rejected-transfer")

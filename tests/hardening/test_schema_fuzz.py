@@ -26,21 +26,26 @@ EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "10"))
 
 
 @pytest.fixture
-def api_schema(db):
+def keep_connection(db):
+    """In-process WSGI calls would close the test's database connection around each request
+    (Django's own test client avoids that the same way)."""
+    for signal in (signals.request_started, signals.request_finished):
+        signal.disconnect(close_old_connections)
+    yield
+    for signal in (signals.request_started, signals.request_finished):
+        signal.connect(close_old_connections)
+
+
+@pytest.fixture
+def api_schema(keep_connection):
     return schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application())
 
 
 @pytest.fixture
-def fuzz_key(db):
+def fuzz_key(keep_connection):
     household = make_household("fuzzer")
     household.account(name="Fuzz checking")
-    # In-process WSGI calls would close the test's database connection after each request,
-    # as Django's own test client avoids doing.
-    for signal in (signals.request_started, signals.request_finished):
-        signal.disconnect(close_old_connections)
-    yield household.key
-    for signal in (signals.request_started, signals.request_finished):
-        signal.connect(close_old_connections)
+    return household.key
 
 
 schema = schemathesis.pytest.from_fixture("api_schema")

@@ -1,0 +1,266 @@
+"""Accounts, categories, merchants and tags: request bodies (under a root key) and responses."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from rest_framework import serializers
+
+from finance.models import Account, Category, Merchant, Tag
+from finance.money import format_amount
+from finance.serializers.fields import CurrencyField, UtcDateTimeField, iso_utc
+
+COLOR_FORMAT = "must be a color in #RRGGBB format"
+COLOR_RE = r"^#[0-9A-Fa-f]{6}$"
+
+
+def color_field(**kwargs: Any) -> serializers.RegexField:
+    return serializers.RegexField(COLOR_RE, error_messages={"invalid": COLOR_FORMAT}, **kwargs)
+
+
+class _AllOptional:
+    """Update bodies: the same fields, none required; only what is sent changes."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for field in self.fields.values():
+            field.required = False
+
+
+# --- accounts ---------------------------------------------------------------------------
+
+
+class AccountFieldsSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=255)
+    account_type = serializers.ChoiceField(choices=Account.Type.choices, required=False)
+    status = serializers.ChoiceField(choices=Account.Status.choices, required=False)
+    currency = CurrencyField(required=False)
+    institution_name = serializers.CharField(
+        max_length=255, required=False, allow_blank=True, allow_null=True
+    )
+
+    class Meta:
+        ref_name = "AccountFields"
+
+
+class AccountUpdateFieldsSerializer(_AllOptional, AccountFieldsSerializer):
+    class Meta:
+        ref_name = "AccountUpdateFields"
+
+
+class AccountCreateRequestSerializer(serializers.Serializer):
+    account = AccountFieldsSerializer()
+
+    class Meta:
+        ref_name = "AccountCreateRequest"
+
+
+class AccountUpdateRequestSerializer(serializers.Serializer):
+    account = AccountUpdateFieldsSerializer()
+
+    class Meta:
+        ref_name = "AccountUpdateRequest"
+
+
+class AccountSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+    account_type = serializers.ChoiceField(choices=Account.Type.choices)
+    status = serializers.ChoiceField(choices=Account.Status.choices)
+    currency = serializers.CharField()
+    balance = serializers.CharField(help_text="decimal string at the currency's precision")
+    classification = serializers.ChoiceField(choices=["asset", "liability"])
+    institution_name = serializers.CharField(allow_null=True)
+    created_at = UtcDateTimeField()
+    updated_at = UtcDateTimeField()
+
+    class Meta:
+        ref_name = "Account"
+
+    def to_representation(self, account: Account) -> dict[str, Any]:
+        return {
+            "id": str(account.id),
+            "name": account.name,
+            "account_type": account.account_type,
+            "status": account.status,
+            "currency": account.currency,
+            "balance": format_amount(Decimal(account.balance), account.currency),
+            "classification": account.classification,
+            "institution_name": account.institution_name or None,
+            "created_at": iso_utc(account.created_at),
+            "updated_at": iso_utc(account.updated_at),
+        }
+
+
+class BalanceSerializer(serializers.Serializer):
+    date = serializers.DateField()
+    balance = serializers.CharField()
+    currency = serializers.CharField()
+
+    class Meta:
+        ref_name = "AccountBalance"
+
+
+class BalanceSeriesSerializer(serializers.Serializer):
+    account_id = serializers.UUIDField()
+    currency = serializers.CharField()
+    start_date = serializers.DateField()
+    end_date = serializers.DateField()
+    balances = BalanceSerializer(many=True)
+
+    class Meta:
+        ref_name = "AccountBalanceSeries"
+
+
+# --- categories ---------------------------------------------------------------------------
+
+
+class CategoryFieldsSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=255)
+    color = color_field(required=False)
+    icon = serializers.CharField(max_length=64, required=False, allow_blank=True)
+    parent_id = serializers.UUIDField(required=False, allow_null=True)
+
+    class Meta:
+        ref_name = "CategoryFields"
+
+
+class CategoryUpdateFieldsSerializer(_AllOptional, CategoryFieldsSerializer):
+    class Meta:
+        ref_name = "CategoryUpdateFields"
+
+
+class CategoryCreateRequestSerializer(serializers.Serializer):
+    category = CategoryFieldsSerializer()
+
+    class Meta:
+        ref_name = "CategoryCreateRequest"
+
+
+class CategoryUpdateRequestSerializer(serializers.Serializer):
+    category = CategoryUpdateFieldsSerializer()
+
+    class Meta:
+        ref_name = "CategoryUpdateRequest"
+
+
+class CategorySerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+    color = serializers.CharField()
+    icon = serializers.CharField()
+    parent_id = serializers.UUIDField(allow_null=True)
+    created_at = UtcDateTimeField()
+    updated_at = UtcDateTimeField()
+
+    class Meta:
+        ref_name = "Category"
+
+    def to_representation(self, category: Category) -> dict[str, Any]:
+        return {
+            "id": str(category.id),
+            "name": category.name,
+            "color": category.color,
+            "icon": category.icon,
+            "parent_id": str(category.parent_id) if category.parent_id else None,
+            "created_at": iso_utc(category.created_at),
+            "updated_at": iso_utc(category.updated_at),
+        }
+
+
+# --- merchants ---------------------------------------------------------------------------
+
+
+class MerchantFieldsSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=255)
+
+    class Meta:
+        ref_name = "MerchantFields"
+
+
+class MerchantUpdateFieldsSerializer(_AllOptional, MerchantFieldsSerializer):
+    class Meta:
+        ref_name = "MerchantUpdateFields"
+
+
+class MerchantCreateRequestSerializer(serializers.Serializer):
+    merchant = MerchantFieldsSerializer()
+
+    class Meta:
+        ref_name = "MerchantCreateRequest"
+
+
+class MerchantUpdateRequestSerializer(serializers.Serializer):
+    merchant = MerchantUpdateFieldsSerializer()
+
+    class Meta:
+        ref_name = "MerchantUpdateRequest"
+
+
+class MerchantSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+    created_at = UtcDateTimeField()
+    updated_at = UtcDateTimeField()
+
+    class Meta:
+        ref_name = "Merchant"
+
+    def to_representation(self, merchant: Merchant) -> dict[str, Any]:
+        return {
+            "id": str(merchant.id),
+            "name": merchant.name,
+            "created_at": iso_utc(merchant.created_at),
+            "updated_at": iso_utc(merchant.updated_at),
+        }
+
+
+# --- tags ---------------------------------------------------------------------------------
+
+
+class TagFieldsSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=255)
+    color = color_field(required=False)
+
+    class Meta:
+        ref_name = "TagFields"
+
+
+class TagUpdateFieldsSerializer(_AllOptional, TagFieldsSerializer):
+    class Meta:
+        ref_name = "TagUpdateFields"
+
+
+class TagCreateRequestSerializer(serializers.Serializer):
+    tag = TagFieldsSerializer()
+
+    class Meta:
+        ref_name = "TagCreateRequest"
+
+
+class TagUpdateRequestSerializer(serializers.Serializer):
+    tag = TagUpdateFieldsSerializer()
+
+    class Meta:
+        ref_name = "TagUpdateRequest"
+
+
+class TagSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+    color = serializers.CharField()
+    created_at = UtcDateTimeField()
+    updated_at = UtcDateTimeField()
+
+    class Meta:
+        ref_name = "Tag"
+
+    def to_representation(self, tag: Tag) -> dict[str, Any]:
+        return {
+            "id": str(tag.id),
+            "name": tag.name,
+            "color": tag.color,
+            "created_at": iso_utc(tag.created_at),
+            "updated_at": iso_utc(tag.updated_at),
+        }

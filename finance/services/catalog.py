@@ -1,0 +1,107 @@
+"""Writes to categories, merchants and tags: unique names per household, `#RRGGBB` colors,
+categories two levels deep. Deleting one detaches it from transactions (no transaction lost)."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from django.db import IntegrityError, models, transaction
+
+from finance.api.errors import ValidationFailed
+from finance.models import Category, Family, Merchant, Tag
+
+NAME_TAKEN = "is already used by another {what} of this household"
+NOT_IN_HOUSEHOLD = "does not exist in this household"
+TOO_DEEP = "categories nest two levels at most"
+PARENT_IS_SELF = "a category cannot be its own parent"
+
+M = TypeVar("M", bound=models.Model)
+
+
+def _name_taken(model: type[models.Model], family: Family, name: str, exclude_pk: Any) -> bool:
+    return model.objects.filter(family=family, name__iexact=name).exclude(pk=exclude_pk).exists()
+
+
+def _save(obj: M, what: str) -> M:
+    """Save; the unique constraint decides between racing requests (a 422, never a 500)."""
+    if _name_taken(type(obj), obj.family, obj.name, obj.pk if not obj._state.adding else None):
+        raise ValidationFailed([f"name: {NAME_TAKEN.format(what=what)}"])
+    try:
+        with transaction.atomic():
+            obj.save()
+    except IntegrityError:
+        raise ValidationFailed([f"name: {NAME_TAKEN.format(what=what)}"]) from None
+    return obj
+
+
+def _apply(obj: models.Model, data: dict[str, Any], fields: tuple[str, ...]) -> None:
+    for field in fields:
+        if field in data and data[field] is not None:
+            setattr(obj, field, data[field])
+
+
+def _category_parent(category: Category, data: dict[str, Any]) -> None:
+    if "parent_id" not in data:
+        return
+    parent_id = data["parent_id"]
+    if parent_id is None:
+        category.parent = None
+        return
+    parent = Category.objects.filter(family=category.family, pk=parent_id).first()
+    if parent is None:
+        raise ValidationFailed([f"parent_id: {NOT_IN_HOUSEHOLD}"])
+    if parent.pk == category.pk:
+        raise ValidationFailed([f"parent_id: {PARENT_IS_SELF}"])
+    if parent.parent_id is not None:
+        raise ValidationFailed([f"parent_id: {TOO_DEEP}"])
+    if not category._state.adding and category.subcategories.exists():
+        raise ValidationFailed([f"parent_id: {TOO_DEEP} (this category has subcategories)"])
+    category.parent = parent
+
+
+def category_create(*, family: Family, data: dict[str, Any]) -> Category:
+    category = Category(family=family)
+    _apply(category, data, ("name", "color", "icon"))
+    _category_parent(category, data)
+    return _save(category, "category")
+
+
+def category_update(*, category: Category, data: dict[str, Any]) -> Category:
+    _apply(category, data, ("name", "color", "icon"))
+    _category_parent(category, data)
+    return _save(category, "category")
+
+
+def category_delete(*, category: Category) -> None:
+    """Its transactions keep their rows without a category; its subcategories become roots."""
+    category.delete()
+
+
+def merchant_create(*, family: Family, data: dict[str, Any]) -> Merchant:
+    merchant = Merchant(family=family)
+    _apply(merchant, data, ("name",))
+    return _save(merchant, "merchant")
+
+
+def merchant_update(*, merchant: Merchant, data: dict[str, Any]) -> Merchant:
+    _apply(merchant, data, ("name",))
+    return _save(merchant, "merchant")
+
+
+def merchant_delete(*, merchant: Merchant) -> None:
+    merchant.delete()
+
+
+def tag_create(*, family: Family, data: dict[str, Any]) -> Tag:
+    tag = Tag(family=family)
+    _apply(tag, data, ("name", "color"))
+    return _save(tag, "tag")
+
+
+def tag_update(*, tag: Tag, data: dict[str, Any]) -> Tag:
+    _apply(tag, data, ("name", "color"))
+    return _save(tag, "tag")
+
+
+def tag_delete(*, tag: Tag) -> None:
+    tag.delete()

@@ -1,0 +1,135 @@
+"""Household-scoped admin pages: connections (status, errors, provider accounts, recent syncs,
+a "Sync now" action) and syncs. The credential is never shown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponseRedirect
+from django.urls import NoReverseMatch, path, reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from finance.admin_base import HouseholdAdmin, HouseholdRelatedFilter, scope_queryset
+from finance.api.errors import ValidationFailed
+from finance.models import Account
+from providers.models import ProviderAccount, ProviderConnection, Sync
+from providers.services import account_sync_request, sync_request
+
+
+class ProviderAccountInline(admin.TabularInline):
+    model = ProviderAccount
+    extra = 0
+    can_delete = False
+    fields = ("name", "upstream_id", "currency", "institution_name", "account", "skipped")
+    readonly_fields = ("name", "upstream_id", "currency", "institution_name")
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
+        if field is not None and hasattr(field, "queryset"):
+            field.queryset = scope_queryset(field.queryset, request)
+        return field
+
+
+class SyncInline(admin.TabularInline):
+    model = Sync
+    extra = 0
+    can_delete = False
+    max_num = 0
+    fields = ("status", "started_at", "finished_at", "error", "stats")
+    readonly_fields = fields
+    ordering = ("-created_at",)
+
+
+@admin.action(description="Sync now")
+def sync_now(modeladmin: Any, request: HttpRequest, queryset: QuerySet) -> None:
+    started = 0
+    for connection in queryset:
+        _, created = sync_request(connection=connection)
+        started += int(created)
+    modeladmin.message_user(
+        request, f"{started} sync(s) started; already running ones were kept.", messages.SUCCESS
+    )
+
+
+@admin.register(ProviderConnection)
+class ProviderConnectionAdmin(HouseholdAdmin):
+    list_display = ("__str__", "provider", "status", "error", "last_synced_at", "created_at")
+    list_filter = ("provider", "status")
+    fields = ("provider", "name", "status", "error", "last_synced_at", "daily_request_count")
+    readonly_fields = ("provider", "status", "error", "last_synced_at", "daily_request_count")
+    inlines = [ProviderAccountInline, SyncInline]
+    actions = [sync_now]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # connecting checks the credential with the provider: use the API
+
+    def get_urls(self) -> list:
+        view = self.admin_site.admin_view(require_POST(self.account_sync_view))
+        return [
+            path("account/<uuid:account_id>/sync/", view, name="providers_account_sync"),
+            *super().get_urls(),
+        ]
+
+    def account_sync_view(self, request: HttpRequest, account_id: Any) -> HttpResponseRedirect:
+        """The account page's "Sync now": syncs the connection the account is linked to."""
+        account = scope_queryset(Account.objects.all(), request).filter(pk=account_id).first()
+        if account is None:
+            raise Http404
+        try:
+            sync = account_sync_request(account=account)
+        except ValidationFailed:
+            self.message_user(request, "This account is not linked to a provider.", messages.ERROR)
+        else:
+            self.message_user(request, f"Sync {sync.status} for {account}.", messages.SUCCESS)
+        target = request.META.get("HTTP_REFERER", "")
+        if not url_has_allowed_host_and_scheme(target, {request.get_host()}):
+            try:
+                target = reverse("admin:finance_account_change", args=[account.pk])
+            except NoReverseMatch:
+                target = reverse("admin:providers_providerconnection_changelist")
+        return HttpResponseRedirect(target)
+
+
+@admin.register(ProviderAccount)
+class ProviderAccountAdmin(HouseholdAdmin):
+    family_path = "connection__family"
+    list_display = ("name", "connection", "upstream_id", "currency", "account", "skipped")
+    list_filter = (("connection", HouseholdRelatedFilter), "skipped")
+    fields = ("connection", "name", "upstream_id", "currency", "account", "skipped")
+    readonly_fields = ("connection", "name", "upstream_id", "currency")
+    search_fields = ("name", "upstream_id")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(Sync)
+class SyncAdmin(HouseholdAdmin):
+    family_path = "connection__family"
+    list_display = ("id", "connection", "status", "started_at", "finished_at", "error")
+    list_filter = ("status", ("connection", HouseholdRelatedFilter))
+    readonly_fields = (
+        "connection",
+        "provider_account",
+        "status",
+        "window_start",
+        "window_end",
+        "started_at",
+        "finished_at",
+        "error",
+        "stats",
+        "attempt",
+    )
+    fields = readonly_fields
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

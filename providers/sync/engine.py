@@ -1,0 +1,337 @@
+"""Run one Sync: discovery, then per provider account fetch everything, then write it in one
+transaction.atomic() block. A failed account leaves its ledger exactly as it was; the other
+accounts still sync. Outcome (docs/decisions.md, Providers):
+
+- every account synced -> `completed`, connection `good`, `last_synced_at` set;
+- some accounts failed -> `failed`, `error` names them, `stats.failed_accounts` lists them
+  (id, name, error); the accounts that did sync keep their new data;
+- discovery or the credential failed -> `failed` with the provider's reason; 401/403 set the
+  connection to `requires_update`, anything else to `error`.
+
+Only the Sync row whose status moves pending -> syncing in one conditional UPDATE runs, and the
+partial unique constraint `one_active_sync_per_connection` allows one pending or syncing Sync
+per connection: two syncs of one connection never run at once (PostgreSQL and SQLite alike)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import uuid
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from finance.models import Account
+from finance.services.ledger import ledger_changed, merge_account_dates
+from providers.base import ProviderAdapter, adapter_class, adapter_for
+from providers.http import ProviderHttp
+from providers.models import ProviderAccount, ProviderConnection, Sync
+from providers.sync.apply import transactions_apply
+from providers.types import (
+    HoldingsNotSupported,
+    ProviderError,
+    UpstreamAccount,
+    UpstreamBalance,
+    UpstreamHolding,
+    UpstreamTransaction,
+)
+
+logger = logging.getLogger("providers.sync")
+
+STAT_KEYS = (
+    "accounts_seen",
+    "transactions_added",
+    "transactions_updated",
+    "transactions_unchanged",
+    "transactions_pending",
+    "transactions_removed",
+    "requests_made",
+)
+INTERNAL_ERROR = "an internal error stopped this account's sync (logged)"
+ACCOUNT_TYPES = set(Account.Type.values)
+
+
+def empty_stats() -> dict[str, Any]:
+    return {**dict.fromkeys(STAT_KEYS, 0), "failed_accounts": []}
+
+
+def provider_accounts_upsert(
+    *, connection: ProviderConnection, upstream: list[UpstreamAccount]
+) -> list[ProviderAccount]:
+    """Discovery: one ProviderAccount per upstream id (never matched by name)."""
+    stored = {pa.upstream_id: pa for pa in connection.accounts.select_related("account")}
+    result = []
+    for item in upstream:
+        pa = stored.get(item.upstream_id)
+        values = {
+            "name": item.name[:255],
+            "currency": (item.currency or connection.family.currency)[:3],
+            "account_type": item.account_type,
+            "institution_name": item.institution_name[:255],
+            "raw": item.raw,
+        }
+        if pa is None:
+            pa = ProviderAccount.objects.create(
+                connection=connection, upstream_id=item.upstream_id, **values
+            )
+        elif any(getattr(pa, k) != v for k, v in values.items()):
+            for k, v in values.items():
+                setattr(pa, k, v)
+            pa.save()
+        result.append(pa)
+    return result
+
+
+def budget_add(connection: ProviderConnection, count: int) -> None:
+    if not count:
+        return
+    today = timezone.now().date()
+    ProviderConnection.objects.filter(pk=connection.pk, request_day=today).update(
+        daily_request_count=F("daily_request_count") + count
+    ) or ProviderConnection.objects.filter(pk=connection.pk).exclude(request_day=today).update(
+        request_day=today, daily_request_count=count
+    )
+
+
+def _sync_claim(sync_id: uuid.UUID) -> Sync | None:
+    now = timezone.now()
+    claimed = Sync.objects.filter(pk=sync_id, status=Sync.Status.PENDING).update(
+        status=Sync.Status.SYNCING, started_at=now, updated_at=now
+    )
+    if not claimed:
+        return None
+    return Sync.objects.select_related("connection__family", "provider_account").get(pk=sync_id)
+
+
+def _ledger_account_for(pa: ProviderAccount, *, has_holdings: bool = False) -> Account:
+    """The linked ledger account, or a new one at the first sync (decisions.md): the upstream
+    type, else `investment` when the provider reports holdings, else `depository`."""
+    if pa.account_id:
+        return pa.account
+    family = pa.connection.family
+    if pa.account_type in ACCOUNT_TYPES:
+        account_type = pa.account_type
+    else:
+        account_type = "investment" if has_holdings else "depository"
+    account = Account.objects.create(
+        family=family,
+        name=pa.name,
+        currency=pa.currency or family.currency,
+        account_type=account_type,
+        institution_name=pa.institution_name,
+    )
+    pa.account = account
+    pa.save(update_fields=["account", "updated_at"])
+    return account
+
+
+def _balance_apply(account: Account, balance: UpstreamBalance) -> bool:
+    reported_at = balance.as_of or timezone.now()
+    if account.reported_balance == balance.amount and account.reported_balance_at is not None:
+        return False
+    Account.objects.filter(pk=account.pk).update(
+        reported_balance=balance.amount, reported_balance_at=reported_at, updated_at=timezone.now()
+    )
+    return True
+
+
+def _holdings_apply(account: Account, holdings: list[UpstreamHolding], as_of: dt.date) -> None:
+    from trades.services import holdings_replace_from_provider
+
+    holdings_replace_from_provider(account=account, holdings=holdings, as_of=as_of)
+
+
+def account_sync(
+    *,
+    adapter: ProviderAdapter,
+    pa: ProviderAccount,
+    start: dt.date,
+    end: dt.date,
+    today: dt.date,
+    stats: dict[str, Any],
+    account_dates: dict,
+) -> None:
+    """Fetch everything for one account first, then write it atomically."""
+    balance = adapter.balance(pa.upstream_id)
+    rows: list[UpstreamTransaction] = adapter.transactions(pa.upstream_id, start, end)
+    holdings: list[UpstreamHolding] | None = None
+    holdings_supported = pa.holdings_supported
+    if adapter.supports_holdings and pa.holdings_supported is not False:
+        try:
+            holdings = adapter.holdings(pa.upstream_id)
+            holdings_supported = True
+        except HoldingsNotSupported:
+            holdings_supported = False
+    with transaction.atomic():
+        account = _ledger_account_for(pa, has_holdings=bool(holdings))
+        result = transactions_apply(
+            account=account, source=adapter.provider, rows=rows, today=today
+        )
+        balance_changed = _balance_apply(account, balance)
+        if holdings is not None:
+            _holdings_apply(account, holdings, today)
+        if holdings_supported != pa.holdings_supported:
+            pa.holdings_supported = holdings_supported
+            pa.save(update_fields=["holdings_supported", "updated_at"])
+    stats["transactions_added"] += result.added
+    stats["transactions_updated"] += result.updated
+    stats["transactions_unchanged"] += result.unchanged
+    stats["transactions_pending"] += result.pending
+    stats["transactions_removed"] += result.removed
+    if result.changed:
+        merge_account_dates(account_dates, account.pk, result.earliest)
+    elif balance_changed or holdings is not None:
+        merge_account_dates(account_dates, account.pk, today)
+
+
+def _note_retry_after(stats: dict[str, Any], exc: ProviderError) -> None:
+    """Keep the longest wait a provider asked for; the retry is not scheduled before it."""
+    if exc.retry_after:
+        stats["retry_after"] = max(stats.get("retry_after", 0), exc.retry_after)
+
+
+def _finish(
+    sync: Sync,
+    *,
+    status: str,
+    error: str | None,
+    retryable: bool,
+    stats: dict[str, Any],
+    connection_status: str,
+    connection_error: str | None,
+) -> Sync:
+    now = timezone.now()
+    sync.status, sync.error, sync.retryable, sync.stats = status, error, retryable, stats
+    sync.finished_at = now
+    # update(), not save(): the connection (and this row) may have been deleted meanwhile
+    Sync.objects.filter(pk=sync.pk).update(
+        status=status,
+        error=error,
+        retryable=retryable,
+        stats=stats,
+        finished_at=now,
+        updated_at=now,
+    )
+    updates: dict[str, Any] = {"status": connection_status, "error": connection_error}
+    if status == Sync.Status.COMPLETED:
+        updates["last_synced_at"] = now
+    ProviderConnection.objects.filter(pk=sync.connection_id).update(**updates, updated_at=now)
+    return sync
+
+
+def sync_run(*, sync_id: uuid.UUID, http: ProviderHttp | None = None) -> Sync:
+    """Run a pending Sync to its end. A Sync that is not pending (already ran, or running
+    elsewhere) is returned untouched."""
+    sync = _sync_claim(sync_id)
+    if sync is None:
+        return Sync.objects.get(pk=sync_id)
+    connection = sync.connection
+    stats = empty_stats()
+    account_dates: dict = {}
+    cls = adapter_class(connection.provider)
+    http = http or ProviderHttp(label=cls.label if cls else connection.provider)
+    today = timezone.now().date()
+    try:
+        adapter = adapter_for(connection, http=http)
+        adapter.check_budget(connection)
+        upstream = adapter.list_accounts()
+        provider_accounts = provider_accounts_upsert(connection=connection, upstream=upstream)
+        start, end = adapter.sync_window(connection=connection, today=today)
+        sync.window_start, sync.window_end = start, end
+        sync.save(update_fields=["window_start", "window_end", "updated_at"])
+        targets = [pa for pa in provider_accounts if not pa.skipped]
+        if sync.provider_account_id:
+            targets = [pa for pa in targets if pa.pk == sync.provider_account_id]
+            if not targets:
+                raise ProviderError(
+                    "The provider no longer lists this account, or it is skipped.",
+                    permanent=True,
+                )
+        stats["accounts_seen"] = len(upstream)
+        transient = True
+        for pa in targets:
+            try:
+                account_sync(
+                    adapter=adapter,
+                    pa=pa,
+                    start=start,
+                    end=end,
+                    today=today,
+                    stats=stats,
+                    account_dates=account_dates,
+                )
+            except ProviderError as exc:
+                if exc.requires_update:
+                    raise
+                transient = transient and not exc.permanent
+                _note_retry_after(stats, exc)
+                stats["failed_accounts"].append(
+                    {"provider_account_id": str(pa.pk), "name": pa.name, "error": exc.user_message}
+                )
+            except Exception:
+                logger.exception("sync %s: account %s failed", sync.pk, pa.pk)
+                transient = False
+                stats["failed_accounts"].append(
+                    {"provider_account_id": str(pa.pk), "name": pa.name, "error": INTERNAL_ERROR}
+                )
+            Sync.objects.filter(pk=sync.pk).update(updated_at=timezone.now())  # heartbeat
+        ledger_changed(family=connection.family, account_dates=account_dates)
+    except ProviderError as exc:
+        _note_retry_after(stats, exc)
+        stats["requests_made"] = http.requests_made
+        budget_add(connection, http.requests_made)
+        ledger_changed(family=connection.family, account_dates=account_dates)
+        status = (
+            ProviderConnection.Status.REQUIRES_UPDATE
+            if exc.requires_update
+            else ProviderConnection.Status.ERROR
+        )
+        return _finish(
+            sync,
+            status=Sync.Status.FAILED,
+            error=exc.user_message,
+            retryable=not exc.permanent,
+            stats=stats,
+            connection_status=status,
+            connection_error=exc.user_message,
+        )
+    except Exception:
+        logger.exception("sync %s failed", sync.pk)
+        stats["requests_made"] = http.requests_made
+        return _finish(
+            sync,
+            status=Sync.Status.FAILED,
+            error="An internal error stopped the sync; it has been logged.",
+            retryable=False,
+            stats=stats,
+            connection_status=ProviderConnection.Status.ERROR,
+            connection_error="An internal error stopped the last sync.",
+        )
+    stats["requests_made"] = http.requests_made
+    budget_add(connection, http.requests_made)
+    notices = "; ".join(adapter.messages()) or None
+    failed = stats["failed_accounts"]
+    if failed:
+        error = f"{len(failed)} of {len(targets)} accounts failed to sync: " + "; ".join(
+            f"{item['name']}: {item['error']}" for item in failed
+        )
+        return _finish(
+            sync,
+            status=Sync.Status.FAILED,
+            error=error,
+            retryable=transient,
+            stats=stats,
+            connection_status=ProviderConnection.Status.ERROR,
+            connection_error=error,
+        )
+    return _finish(
+        sync,
+        status=Sync.Status.COMPLETED,
+        error=None,
+        retryable=False,
+        stats=stats,
+        connection_status=ProviderConnection.Status.GOOD,
+        connection_error=notices,
+    )

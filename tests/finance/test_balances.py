@@ -1,0 +1,201 @@
+"""The daily balance series (AccountBalance) and the current balance (issue 3, point 2)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+
+from finance.models import Account, AccountBalance
+from finance.services.balances import account_balances_refresh, account_reported_balance_set
+from finance.services.ledger import ledger_changed
+from tests.conftest import assert_error
+
+
+def post(household, account, date, amount, **extra):
+    r = household.client.post(
+        "/api/v1/transactions",
+        {
+            "transaction": {
+                "account_id": str(account.id),
+                "date": date,
+                "amount": amount,
+                "name": "t",
+                **extra,
+            }
+        },
+        format="json",
+    )
+    assert r.status_code == 201, r.content
+    return r.json()
+
+
+def series(household, account, start, end):
+    r = household.client.get(
+        f"/api/v1/accounts/{account.id}/balances", {"start_date": start, "end_date": end}
+    )
+    assert r.status_code == 200, r.content
+    return {row["date"]: row["balance"] for row in r.json()["balances"]}
+
+
+@pytest.mark.django_db
+class TestSeries:
+    def test_asset_follows_creates_edits_deletes(self, alice):
+        account = alice.account()
+        post(alice, account, "2024-01-01", "-1000")  # income
+        txn = post(alice, account, "2024-01-03", "100")  # expense
+        assert series(alice, account, "2023-12-31", "2024-01-04") == {
+            "2024-01-01": "1000.00",
+            "2024-01-02": "1000.00",
+            "2024-01-03": "900.00",
+            "2024-01-04": "900.00",
+        }
+        r = alice.client.get(f"/api/v1/accounts/{account.id}")
+        assert r.json()["balance"] == "900.00"
+        alice.client.patch(
+            f"/api/v1/transactions/{txn['id']}",
+            {"transaction": {"amount": "250", "date": "2024-01-02"}},
+            format="json",
+        )
+        assert series(alice, account, "2024-01-01", "2024-01-03") == {
+            "2024-01-01": "1000.00",
+            "2024-01-02": "750.00",
+            "2024-01-03": "750.00",
+        }
+        alice.client.delete(f"/api/v1/transactions/{txn['id']}")
+        assert series(alice, account, "2024-01-02", "2024-01-02") == {"2024-01-02": "1000.00"}
+        assert alice.client.get(f"/api/v1/accounts/{account.id}").json()["balance"] == "1000.00"
+
+    def test_liability_goes_up_with_spending_and_excluded_do_not_count(self, alice):
+        card = alice.account(account_type=Account.Type.CREDIT_CARD)
+        post(alice, card, "2024-02-01", "40")
+        post(alice, card, "2024-02-02", "-15")
+        post(alice, card, "2024-02-02", "999", excluded=True)
+        assert series(alice, card, "2024-02-01", "2024-02-02") == {
+            "2024-02-01": "40.00",
+            "2024-02-02": "25.00",
+        }
+        body = alice.client.get(f"/api/v1/accounts/{card.id}").json()
+        assert body["balance"] == "25.00" and body["classification"] == "liability"
+
+    def test_an_edit_recomputes_only_days_from_the_edit_on(self, alice):
+        account = alice.account()
+        for day in range(1, 11):
+            post(alice, account, f"2024-03-{day:02d}", "-10")
+        # GIVEN a sentinel on a day before the edit: a recompute that touched it would fix it
+        AccountBalance.objects.filter(account=account, date=dt.date(2024, 3, 4)).update(
+            balance=Decimal("12345")
+        )
+        before_ids = dict(
+            AccountBalance.objects.filter(
+                account=account, date__lt=dt.date(2024, 3, 5)
+            ).values_list("date", "id")
+        )
+        # WHEN a transaction on the 5th is edited
+        txn = alice.client.get(
+            "/api/v1/transactions",
+            {"account_id": str(account.id), "start_date": "2024-03-05", "end_date": "2024-03-05"},
+        ).json()["transactions"][0]
+        alice.client.patch(
+            f"/api/v1/transactions/{txn['id']}", {"transaction": {"amount": "-20"}}, format="json"
+        )
+        # THEN days before the 5th are untouched (same rows, sentinel kept) ...
+        after_ids = dict(
+            AccountBalance.objects.filter(
+                account=account, date__lt=dt.date(2024, 3, 5)
+            ).values_list("date", "id")
+        )
+        assert after_ids == before_ids
+        sentinel = AccountBalance.objects.get(account=account, date=dt.date(2024, 3, 4))
+        assert sentinel.balance == Decimal("12345")
+        # ... and days from the edit on continue from the stored day before
+        fifth = AccountBalance.objects.get(account=account, date=dt.date(2024, 3, 5))
+        assert fifth.balance == Decimal("12365")
+
+    def test_full_refresh_repairs_everything(self, alice):
+        account = alice.account()
+        post(alice, account, "2024-03-01", "-10")
+        AccountBalance.objects.filter(account=account).update(balance=Decimal("7"))
+        account_balances_refresh(account_dates={account.pk: None})
+        assert AccountBalance.objects.get(account=account, date=dt.date(2024, 3, 1)).balance == 10
+
+    def test_series_runs_to_today_and_carries_forward(self, alice):
+        account = alice.account()
+        post(alice, account, "2024-01-01", "-5")
+        today = timezone.localdate()
+        assert AccountBalance.objects.filter(account=account).last().date == today
+        far = (today + dt.timedelta(days=3)).isoformat()
+        rows = series(alice, account, today.isoformat(), far)
+        assert list(rows.values()) == ["5.00"] * 4
+
+    def test_reported_balance_wins_and_anchors(self, alice):
+        account = alice.account()
+        post(alice, account, "2024-01-01", "-100")
+        post(alice, account, "2024-01-03", "30")
+        at = timezone.make_aware(dt.datetime(2024, 1, 4, 12))
+        account_reported_balance_set(account=account, balance=Decimal("1000"), at=at)
+        # the reported 1000 on the 4th; going back: 3rd 1000, 2nd 1030 (before the -30), 1st 1030
+        assert series(alice, account, "2024-01-01", "2024-01-04") == {
+            "2024-01-01": "1030.00",
+            "2024-01-02": "1030.00",
+            "2024-01-03": "1000.00",
+            "2024-01-04": "1000.00",
+        }
+        post(alice, account, "2024-01-02", "50")
+        assert alice.client.get(f"/api/v1/accounts/{account.id}").json()["balance"] == "1000.00"
+        assert series(alice, account, "2024-01-01", "2024-01-02") == {
+            "2024-01-01": "1080.00",
+            "2024-01-02": "1030.00",
+        }
+
+    def test_ledger_changed_entry_point(self, alice):
+        from tests.factories import TransactionFactory
+
+        account = alice.account()
+        TransactionFactory(account=account, amount=Decimal("-7"), date=dt.date(2024, 5, 1))
+        ledger_changed(family=alice.family, account_dates={account.pk: dt.date(2024, 5, 1)})
+        account.refresh_from_db()
+        assert account.balance == Decimal("7")
+
+    def test_range_validation_and_foreign(self, alice, charlie):
+        account = alice.account()
+        url = f"/api/v1/accounts/{account.id}/balances"
+        r = alice.client.get(url, {"start_date": "2024-02-01", "end_date": "2024-01-01"})
+        assert_error(r, 422, "validation_failed")
+        r = alice.client.get(url, {"start_date": "2000-01-01", "end_date": "2024-01-01"})
+        assert_error(r, 422, "validation_failed")
+        assert_error(charlie.client.get(url), 404, "not_found")
+        r = alice.client.get(url)
+        assert r.status_code == 200 and r.json()["balances"] == []
+
+
+@pytest.mark.django_db
+def test_trading_accounts_count_trade_cash_flows(alice):
+    """A buy is cash leaving the investment account; a bank account has no trades."""
+    from tests.factories import TransactionFactory
+
+    broker = alice.account(account_type=Account.Type.INVESTMENT)
+    bank = alice.account()
+    for account in (broker, bank):
+        TransactionFactory(account=account, amount=Decimal("-500"), date=dt.date(2024, 1, 1))
+        account_balances_refresh(account_dates={account.pk: None})
+    r = alice.client.post(
+        "/api/v1/trades",
+        {
+            "trade": {
+                "account_id": str(broker.id),
+                "date": "2024-01-02",
+                "ticker": "VTI",
+                "qty": 1,
+                "price": 200,
+            }
+        },
+        format="json",
+    )
+    assert r.status_code == 201, r.content
+    broker.refresh_from_db()
+    bank.refresh_from_db()
+    assert broker.balance == Decimal("300")
+    assert bank.balance == Decimal("500")

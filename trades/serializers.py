@@ -1,0 +1,284 @@
+"""Trade, security and holding request and response shapes (API document part 2)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from rest_framework import serializers
+
+from finance.currencies import minor_units
+from finance.money import format_amount
+from finance.serializers.fields import (
+    AmountField,
+    CurrencyField,
+    StrictDateField,
+    UtcDateTimeField,
+    iso_utc,
+)
+from trades.models import INVESTMENT_ACTIVITY_LABELS, Holding, Security, Trade
+from trades.services.trades import TYPES, Entry
+
+QTY_PLACES = 8
+
+
+def decimal_text(value: Decimal | None, currency: str | None = None) -> str | None:
+    """Plain decimal text without trailing zeros, at least the currency's precision."""
+    if value is None:
+        return None
+    text = f"{value.normalize():f}"
+    if currency:
+        places = minor_units(currency)
+        exponent = value.normalize().as_tuple().exponent
+        if isinstance(exponent, int) and -exponent < places:
+            text = format_amount(value, currency)
+    return "0" if text in ("-0", "") else text
+
+
+# --- requests -------------------------------------------------------------------------------
+
+
+class TradeCreateFieldsSerializer(serializers.Serializer):
+    account_id = serializers.UUIDField()
+    date = StrictDateField()
+    type = serializers.ChoiceField(choices=TYPES, required=False)
+    qty = AmountField(decimal_places=QTY_PLACES, required=False)
+    price = AmountField(decimal_places=QTY_PLACES, required=False)
+    amount = AmountField(required=False)
+    security_id = serializers.UUIDField(required=False, allow_null=True)
+    ticker = serializers.CharField(max_length=64, required=False, allow_blank=True)
+    manual_ticker = serializers.CharField(max_length=64, required=False, allow_blank=True)
+    currency = CurrencyField(required=False)
+    investment_activity_label = serializers.ChoiceField(
+        choices=INVESTMENT_ACTIVITY_LABELS, required=False
+    )
+    category_id = serializers.UUIDField(required=False, allow_null=True)
+    transfer_account_id = serializers.UUIDField(required=False, allow_null=True)
+    name = serializers.CharField(max_length=255, required=False, allow_blank=False)
+    notes = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+
+    class Meta:
+        ref_name = "TradeCreateFields"
+
+
+class TradeCreateRequestSerializer(serializers.Serializer):
+    trade = TradeCreateFieldsSerializer()
+
+    class Meta:
+        ref_name = "TradeCreateRequest"
+
+
+class TradeUpdateFieldsSerializer(serializers.Serializer):
+    date = StrictDateField(required=False)
+    qty = AmountField(decimal_places=QTY_PLACES, required=False)
+    price = AmountField(decimal_places=QTY_PLACES, required=False)
+    name = serializers.CharField(max_length=255, required=False, allow_blank=False)
+    notes = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+    currency = CurrencyField(required=False)
+    investment_activity_label = serializers.ChoiceField(
+        choices=INVESTMENT_ACTIVITY_LABELS, required=False
+    )
+    category_id = serializers.UUIDField(required=False, allow_null=True)
+
+    class Meta:
+        ref_name = "TradeUpdateFields"
+
+
+class TradeUpdateRequestSerializer(serializers.Serializer):
+    trade = TradeUpdateFieldsSerializer()
+
+    class Meta:
+        ref_name = "TradeUpdateRequest"
+
+
+# --- responses ------------------------------------------------------------------------------
+
+
+class TradeAccountRefSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+    account_type = serializers.CharField()
+
+    class Meta:
+        ref_name = "TradeAccountRef"
+
+
+class TradeAccountStatusRefSerializer(TradeAccountRefSerializer):
+    status = serializers.CharField()
+
+    class Meta:
+        ref_name = "TradeAccountStatusRef"
+
+
+class SecurityRefSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    ticker = serializers.CharField()
+    name = serializers.CharField()
+
+    class Meta:
+        ref_name = "SecurityRef"
+
+
+class TradeCategoryRefSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+
+    class Meta:
+        ref_name = "TradeCategoryRef"
+
+
+def _account(account: Any, *, status: bool) -> dict[str, Any]:
+    out = {"id": str(account.id), "name": account.name, "account_type": account.account_type}
+    if status:
+        out["status"] = account.status
+    return out
+
+
+def _security(security: Security | None) -> dict[str, Any] | None:
+    if security is None:
+        return None
+    return {"id": str(security.id), "ticker": security.ticker, "name": security.name}
+
+
+class TradeCreatedSerializer(serializers.Serializer):
+    """The create response of part 2: a Trade, or the Transaction a deposit recorded."""
+
+    id = serializers.UUIDField()
+    date = serializers.DateField()
+    amount = serializers.CharField()
+    currency = serializers.CharField()
+    name = serializers.CharField()
+    entryable_type = serializers.ChoiceField(choices=["Trade", "Transaction"])
+    account = TradeAccountRefSerializer()
+
+    class Meta:
+        ref_name = "TradeCreated"
+
+    def to_representation(self, entry: Entry) -> dict[str, Any]:
+        record = entry.record
+        return {
+            "id": str(record.id),
+            "date": record.date.isoformat(),
+            "amount": format_amount(record.amount, record.currency),
+            "currency": record.currency,
+            "name": record.name,
+            "entryable_type": entry.entryable_type,
+            "account": _account(record.account, status=False),
+        }
+
+
+class TradeSerializer(serializers.Serializer):
+    """The update response of part 2 (also get and list), plus `kind` and `entryable_type`."""
+
+    id = serializers.UUIDField()
+    date = serializers.DateField()
+    amount = serializers.CharField()
+    currency = serializers.CharField()
+    name = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Trade.Kind.choices)
+    entryable_type = serializers.ChoiceField(choices=["Trade"])
+    qty = serializers.CharField()
+    price = serializers.CharField()
+    account = TradeAccountStatusRefSerializer()
+    created_at = UtcDateTimeField()
+    updated_at = UtcDateTimeField()
+    notes = serializers.CharField(allow_null=True)
+    investment_activity_label = serializers.ChoiceField(choices=INVESTMENT_ACTIVITY_LABELS)
+    security = SecurityRefSerializer(allow_null=True)
+    category = TradeCategoryRefSerializer(allow_null=True)
+
+    class Meta:
+        ref_name = "Trade"
+
+    def to_representation(self, trade: Trade) -> dict[str, Any]:
+        category = trade.category
+        return {
+            "id": str(trade.id),
+            "date": trade.date.isoformat(),
+            "amount": format_amount(trade.amount, trade.currency),
+            "currency": trade.currency,
+            "name": trade.name,
+            "kind": trade.kind,
+            "entryable_type": "Trade",
+            "qty": decimal_text(trade.qty),
+            "price": decimal_text(trade.price, trade.currency),
+            "account": _account(trade.account, status=True),
+            "created_at": iso_utc(trade.created_at),
+            "updated_at": iso_utc(trade.updated_at),
+            "notes": trade.notes,
+            "investment_activity_label": trade.investment_activity_label,
+            "security": _security(trade.security),
+            "category": None
+            if category is None
+            else {"id": str(category.id), "name": category.name},
+        }
+
+
+class SecuritySerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    ticker = serializers.CharField()
+    name = serializers.CharField()
+    exchange_mic = serializers.CharField(allow_null=True)
+    currency = serializers.CharField(allow_null=True)
+    manual = serializers.BooleanField()
+    created_at = UtcDateTimeField()
+    updated_at = UtcDateTimeField()
+
+    class Meta:
+        ref_name = "Security"
+
+    def to_representation(self, security: Security) -> dict[str, Any]:
+        return {
+            "id": str(security.id),
+            "ticker": security.ticker,
+            "name": security.name,
+            "exchange_mic": security.exchange_mic or None,
+            "currency": security.currency,
+            "manual": security.manual,
+            "created_at": iso_utc(security.created_at),
+            "updated_at": iso_utc(security.updated_at),
+        }
+
+
+class HoldingSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    account = TradeAccountRefSerializer()
+    security = SecurityRefSerializer()
+    qty = serializers.CharField()
+    price = serializers.CharField(allow_null=True)
+    cost_basis = serializers.CharField(allow_null=True)
+    average_cost = serializers.CharField(allow_null=True)
+    market_value = serializers.CharField(allow_null=True)
+    currency = serializers.CharField()
+    date = serializers.DateField()
+    source = serializers.ChoiceField(choices=Holding.Source.choices)
+    updated_at = UtcDateTimeField()
+
+    class Meta:
+        ref_name = "Holding"
+
+    def to_representation(self, holding: Holding) -> dict[str, Any]:
+        currency = holding.currency
+        average = None
+        if holding.cost_basis is not None and holding.qty:
+            average = holding.cost_basis / holding.qty
+        return {
+            "id": str(holding.id),
+            "account": _account(holding.account, status=False),
+            "security": _security(holding.security),
+            "qty": decimal_text(holding.qty),
+            "price": decimal_text(holding.price, currency),
+            "cost_basis": _money(holding.cost_basis, currency),
+            "average_cost": None
+            if average is None
+            else decimal_text(average.quantize(Decimal("0.00000001")), currency),
+            "market_value": _money(holding.market_value, currency),
+            "currency": currency,
+            "date": holding.date.isoformat(),
+            "source": holding.source,
+            "updated_at": iso_utc(holding.updated_at),
+        }
+
+
+def _money(value: Decimal | None, currency: str) -> str | None:
+    return None if value is None else format_amount(value, currency)

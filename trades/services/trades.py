@@ -1,0 +1,386 @@
+"""Trade writes: create (a trade, or plain cash as a Transaction), update, delete.
+
+Every reference and rule is checked before anything is written, so a 422 leaves no row
+behind (issue 4). Ledger sign throughout: positive = money leaving the account."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+
+from finance.api.errors import ValidationFailed
+from finance.models import Account, Category, Family, Transaction, Transfer
+from finance.services.ledger import ledger_changed, merge_account_dates
+from trades.models import Security, Trade
+from trades.services.holdings import holdings_recompute_from_trades
+from trades.services.securities import (
+    manual_ticker_parse,
+    security_for_ticker,
+    security_manual,
+    security_visible_get,
+    ticker_parse,
+)
+
+NOT_IN_HOUSEHOLD = "does not exist in this household"
+NOT_A_TRADING_ACCOUNT = "must be an investment or crypto account"
+SECURITY_REQUIRED = "is required for a buy or sell (or send ticker or manual_ticker)"
+MUST_BE_POSITIVE = "must be greater than zero"
+QTY_REQUIRED = "is required for a buy or sell"
+PRICE_REQUIRED = "is required for a buy or sell"
+AMOUNT_REQUIRED = "is required for a {kind}"
+BUY_QTY_NEGATIVE = "must be greater than zero for a buy (send a negative qty only for a sell)"
+TRANSFER_ONLY_CASH = "is only for a deposit or withdrawal"
+TRANSFER_SAME_ACCOUNT = "must be another account than account_id"
+TRANSFER_CURRENCY = "must hold the same currency as the transfer ({currency})"
+KIND_UNKNOWN = "is required to tell the kind of trade: send type, investment_activity_label or qty"
+LABEL_CONTRADICTS_TYPE = "{label} contradicts type {type}"
+ONLY_BUY_SELL_QTY = "only a buy or sell has a quantity and price"
+LABEL_CHANGES_KIND = "cannot turn a {kind} into {label}; delete the trade and create a new one"
+
+CASH_KINDS = ("deposit", "withdrawal")
+TRADE_KINDS = ("buy", "sell", "dividend", "interest")
+TYPES = TRADE_KINDS + CASH_KINDS
+LABEL_KINDS = {
+    "Buy": "buy",
+    "Sell": "sell",
+    "Dividend": "dividend",
+    "Interest": "interest",
+    "Contribution": "deposit",
+    "Withdrawal": "withdrawal",
+}
+DEFAULT_LABELS = {
+    "buy": "Buy",
+    "sell": "Sell",
+    "dividend": "Dividend",
+    "interest": "Interest",
+    "deposit": "Contribution",
+    "withdrawal": "Withdrawal",
+}
+
+
+@dataclass
+class Entry:
+    """What a trade create wrote: a Trade, or for deposits and withdrawals a Transaction."""
+
+    record: Trade | Transaction
+    entryable_type: str
+
+
+@dataclass
+class _Plan:
+    kind: str
+    account: Account
+    currency: str
+    label: str
+    category: Category | None = None
+    security: Security | None = None
+    ticker: tuple[str, str] | None = None
+    manual_ticker: str | None = None
+    transfer_account: Account | None = None
+    qty: Decimal = Decimal(0)
+    price: Decimal = Decimal(0)
+    amount: Decimal = Decimal(0)
+    errors: list[str] = field(default_factory=list)
+
+
+def quantity_text(qty: Decimal) -> str:
+    return f"{abs(qty).normalize():f}"
+
+
+def trade_name(kind: str, qty: Decimal, security: Security | None) -> str:
+    ticker = security.ticker if security is not None else ""
+    if kind in ("buy", "sell"):
+        return f"{kind.title()} {quantity_text(qty)} {ticker}".strip()
+    if kind == "dividend":
+        return f"Dividend from {ticker}" if ticker else "Dividend"
+    return f"Interest from {ticker}" if ticker else "Interest"
+
+
+def _kind(data: dict[str, Any], errors: list[str]) -> str | None:
+    label = data.get("investment_activity_label")
+    if data.get("type"):
+        kind = data["type"]
+        label_kind = LABEL_KINDS.get(label) if label else None
+        if label_kind and label_kind != kind:
+            errors.append(
+                "investment_activity_label: "
+                + LABEL_CONTRADICTS_TYPE.format(label=label, type=kind)
+            )
+        return kind
+    if label in LABEL_KINDS:
+        return LABEL_KINDS[label]
+    qty = data.get("qty")
+    if qty is not None and qty != 0:
+        return "buy" if qty > 0 else "sell"
+    errors.append(f"qty: {KIND_UNKNOWN}")
+    return None
+
+
+def _plan(family: Family, data: dict[str, Any]) -> _Plan:
+    errors: list[str] = []
+    account = Account.objects.filter(family=family, pk=data["account_id"]).first()
+    if account is None:
+        errors.append(f"account_id: {NOT_IN_HOUSEHOLD}")
+    elif account.account_type not in Account.TRADING_TYPES:
+        errors.append(f"account_id: {NOT_A_TRADING_ACCOUNT}")
+    category = None
+    if data.get("category_id") is not None:
+        category = Category.objects.filter(family=family, pk=data["category_id"]).first()
+        if category is None:
+            errors.append(f"category_id: {NOT_IN_HOUSEHOLD}")
+    kind = _kind(data, errors)
+    plan = _Plan(
+        kind=kind or "",
+        account=account,  # type: ignore[arg-type]
+        currency=data.get("currency") or (account.currency if account else family.currency),
+        label=data.get("investment_activity_label") or DEFAULT_LABELS.get(kind or "", "Other"),
+        category=category,
+        errors=errors,
+    )
+    if data.get("transfer_account_id") is not None:
+        if kind is not None and kind not in CASH_KINDS:
+            errors.append(f"transfer_account_id: {TRANSFER_ONLY_CASH}")
+        else:
+            other = Account.objects.filter(family=family, pk=data["transfer_account_id"]).first()
+            if other is None:
+                errors.append(f"transfer_account_id: {NOT_IN_HOUSEHOLD}")
+            elif account is not None and other.pk == account.pk:
+                errors.append(f"transfer_account_id: {TRANSFER_SAME_ACCOUNT}")
+            elif other.currency != plan.currency:
+                errors.append(
+                    "transfer_account_id: " + TRANSFER_CURRENCY.format(currency=plan.currency)
+                )
+            plan.transfer_account = other
+    if kind in ("buy", "sell"):
+        _plan_security(family, data, plan, required=True)
+        _plan_buy_sell(data, plan)
+    elif kind in ("dividend", "interest", "deposit", "withdrawal"):
+        if kind in ("dividend", "interest"):
+            _plan_security(family, data, plan, required=False)
+        amount = data.get("amount")
+        if amount is None:
+            errors.append("amount: " + AMOUNT_REQUIRED.format(kind=kind))
+        elif amount <= 0:
+            errors.append(f"amount: {MUST_BE_POSITIVE}")
+        else:
+            # dividends, interest and deposits bring cash in: negative in the ledger sign
+            plan.amount = amount if kind == "withdrawal" else -amount
+    if errors:
+        raise ValidationFailed(errors)
+    return plan
+
+
+def _plan_security(family: Family, data: dict[str, Any], plan: _Plan, *, required: bool) -> None:
+    if data.get("security_id") is not None:
+        plan.security = security_visible_get(family=family, security_id=data["security_id"])
+        if plan.security is None:
+            plan.errors.append("security_id: does not exist")
+    elif data.get("ticker"):
+        try:
+            plan.ticker = ticker_parse(data["ticker"])
+        except ValueError as exc:
+            plan.errors.append(f"ticker: {exc}")
+    elif data.get("manual_ticker"):
+        try:
+            plan.manual_ticker = manual_ticker_parse(data["manual_ticker"])
+        except ValueError as exc:
+            plan.errors.append(f"manual_ticker: {exc}")
+    elif required:
+        plan.errors.append(f"security_id: {SECURITY_REQUIRED}")
+
+
+def _plan_buy_sell(data: dict[str, Any], plan: _Plan) -> None:
+    qty, price, amount = data.get("qty"), data.get("price"), data.get("amount")
+    if qty is None:
+        plan.errors.append(f"qty: {QTY_REQUIRED}")
+    elif qty == 0:
+        plan.errors.append(f"qty: {MUST_BE_POSITIVE}")
+    elif plan.kind == "buy" and qty < 0:
+        plan.errors.append(f"qty: {BUY_QTY_NEGATIVE}")
+    if price is None:
+        plan.errors.append(f"price: {PRICE_REQUIRED}")
+    elif price <= 0:
+        plan.errors.append(f"price: {MUST_BE_POSITIVE}")
+    if amount is not None and amount == 0:
+        plan.errors.append(f"amount: {MUST_BE_POSITIVE}")
+    if plan.errors or qty is None or price is None:
+        return
+    sign = 1 if plan.kind == "buy" else -1
+    plan.qty = sign * abs(qty)
+    plan.price = price
+    cash = abs(amount) if amount is not None else abs(qty) * price
+    plan.amount = sign * cash.quantize(Decimal("0.0001"))
+
+
+def _resolve_security(family: Family, plan: _Plan) -> Security | None:
+    if plan.security is not None:
+        return plan.security
+    if plan.ticker is not None:
+        ticker, mic = plan.ticker
+        return security_for_ticker(ticker=ticker, mic=mic)
+    if plan.manual_ticker is not None:
+        return security_manual(family=family, ticker=plan.manual_ticker, currency=plan.currency)
+    return None
+
+
+def _transfer_kind(destination: Account) -> str:
+    if destination.account_type == Account.Type.LOAN:
+        return Transaction.Kind.LOAN_PAYMENT
+    if destination.account_type == Account.Type.CREDIT_CARD:
+        return Transaction.Kind.CC_PAYMENT
+    if destination.account_type in Account.TRADING_TYPES:
+        return Transaction.Kind.INVESTMENT_CONTRIBUTION
+    return Transaction.Kind.FUNDS_MOVEMENT
+
+
+def _cash_create(family: Family, data: dict[str, Any], plan: _Plan) -> Transaction:
+    """A deposit or withdrawal: a Transaction, and with a transfer account a confirmed
+    Transfer whose other leg is on that account."""
+    account, other = plan.account, plan.transfer_account
+    if other is None:
+        name = "Deposit" if plan.kind == "deposit" else "Withdrawal"
+    elif plan.kind == "deposit":
+        name = f"Transfer from {other.name}"
+    else:
+        name = f"Transfer to {other.name}"
+    txn = Transaction.objects.create(
+        family=family,
+        account=account,
+        date=data["date"],
+        amount=plan.amount,
+        currency=plan.currency,
+        name=data.get("name") or name,
+        notes=data.get("notes"),
+        category=plan.category,
+    )
+    dates = {account.pk: txn.date}
+    if other is not None:
+        leg = Transaction.objects.create(
+            family=family,
+            account=other,
+            date=data["date"],
+            amount=-plan.amount,
+            currency=plan.currency,
+            name=f"Transfer to {account.name}"
+            if plan.kind == "deposit"
+            else f"Transfer from {account.name}",
+            category=plan.category,
+        )
+        inflow, outflow = (txn, leg) if txn.amount < 0 else (leg, txn)
+        destination = inflow.account
+        Transaction.objects.filter(pk=inflow.pk).update(kind=Transaction.Kind.FUNDS_MOVEMENT)
+        Transaction.objects.filter(pk=outflow.pk).update(kind=_transfer_kind(destination))
+        Transfer.objects.create(
+            family=family,
+            inflow_transaction=inflow,
+            outflow_transaction=outflow,
+            status=Transfer.Status.CONFIRMED,
+        )
+        dates[other.pk] = leg.date
+    ledger_changed(family=family, account_dates=dates)
+    txn.refresh_from_db()
+    return txn
+
+
+@transaction.atomic
+def trade_create(*, family: Family, data: dict[str, Any]) -> Entry:
+    plan = _plan(family, data)  # raises 422 before any write
+    if plan.kind in CASH_KINDS:
+        return Entry(_cash_create(family, data, plan), "Transaction")
+    security = _resolve_security(family, plan)
+    trade = Trade.objects.create(
+        family=family,
+        account=plan.account,
+        security=security,
+        kind=plan.kind,
+        date=data["date"],
+        qty=plan.qty,
+        price=plan.price,
+        amount=plan.amount,
+        currency=plan.currency,
+        name=data.get("name") or trade_name(plan.kind, plan.qty, security),
+        notes=data.get("notes"),
+        investment_activity_label=plan.label,
+        category=plan.category,
+    )
+    _after_write(trade, {trade.account_id: trade.date})
+    return Entry(trade, "Trade")
+
+
+def _after_write(trade: Trade, dates: dict[uuid.UUID, dt.date | None]) -> None:
+    holdings_recompute_from_trades(account=trade.account)
+    ledger_changed(family=trade.family, account_dates=dates)
+
+
+@transaction.atomic
+def trade_update(*, trade: Trade, data: dict[str, Any]) -> Trade:
+    """Only what is sent changes; a new qty or price recomputes amount and name."""
+    family = trade.family
+    errors: list[str] = []
+    category = None
+    if data.get("category_id") is not None:
+        category = Category.objects.filter(family=family, pk=data["category_id"]).first()
+        if category is None:
+            errors.append(f"category_id: {NOT_IN_HOUSEHOLD}")
+    kind = trade.kind
+    label = data.get("investment_activity_label")
+    label_kind = LABEL_KINDS.get(label) if label else None
+    is_buy_sell = trade.kind in (Trade.Kind.BUY, Trade.Kind.SELL)
+    if label_kind is not None and label_kind != kind:
+        if is_buy_sell and label_kind in ("buy", "sell"):
+            kind = label_kind
+        else:
+            errors.append(
+                "investment_activity_label: "
+                + LABEL_CHANGES_KIND.format(kind=trade.kind, label=label)
+            )
+    qty, price = data.get("qty"), data.get("price")
+    for name, value in (("qty", qty), ("price", price)):
+        if value is None:
+            continue
+        if not is_buy_sell:
+            errors.append(f"{name}: {ONLY_BUY_SELL_QTY}")
+        elif value == 0 or (name == "price" and value < 0):
+            errors.append(f"{name}: {MUST_BE_POSITIVE}")
+        elif name == "qty" and value < 0 and kind == "buy":
+            errors.append(f"qty: {BUY_QTY_NEGATIVE}")
+    if errors:
+        raise ValidationFailed(errors)
+
+    dates: dict[uuid.UUID, dt.date | None] = {}
+    merge_account_dates(dates, trade.account_id, trade.date)
+    for name in ("date", "notes", "currency"):
+        if name in data:
+            setattr(trade, name, data[name])
+    if label:
+        trade.investment_activity_label = label
+    if "category_id" in data:
+        trade.category = category
+    if is_buy_sell and (qty is not None or price is not None or kind != trade.kind):
+        sign = 1 if kind == "buy" else -1
+        new_qty = abs(qty if qty is not None else trade.qty)
+        new_price = price if price is not None else trade.price
+        # only the direction changed: keep the cash amount, fees included
+        cash = abs(trade.amount) if qty is None and price is None else new_qty * new_price
+        trade.kind, trade.qty, trade.price = kind, sign * new_qty, new_price
+        trade.amount = sign * cash.quantize(Decimal("0.0001"))
+        trade.name = trade_name(kind, trade.qty, trade.security)
+    if data.get("name"):
+        trade.name = data["name"]
+    trade.save()
+    merge_account_dates(dates, trade.account_id, trade.date)
+    _after_write(trade, dates)
+    return trade
+
+
+@transaction.atomic
+def trade_delete(*, trade: Trade) -> None:
+    account, family, date = trade.account, trade.family, trade.date
+    trade.delete()
+    holdings_recompute_from_trades(account=account)
+    ledger_changed(family=family, account_dates={account.pk: date})
