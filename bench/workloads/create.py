@@ -95,7 +95,7 @@ def orm_floor(hh: Any, rows: int, batch: int = 1000) -> float:
 
 
 def run(*, full: bool, backend: str) -> Report:
-    singles = 5000 if full else 400
+    singles = 5000 if full else 300
     bulk_requests = 30 if full else 4
     clients = 8
     report = Report("create", backend, full)

@@ -97,7 +97,7 @@ def run(*, full: bool, backend: str) -> Report:
 
     small_n = 10_000
     large_n = 1_000_000 if full else 100_000
-    reps = 50 if full else 20
+    reps = 50 if full else 15
     report = Report("list", backend, full)
     import os
 
