@@ -50,5 +50,10 @@ def beat_schedule() -> dict[str, dict]:
             "schedule": schedule(run_every=settle_every),
             "options": {"expires": settle_every},
         },
+        "Settle stuck imports": {
+            "task": "imports.settle_stuck",
+            "schedule": crontab(minute="*/5"),
+            "options": {"expires": 240},
+        },
     }
     return schedule_

@@ -1,1 +1,158 @@
-"""Models of this app."""
+"""Imports: an uploaded file, its parsed rows, and the mapping of its values to ledger records."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.db.models import Q
+
+from finance.models import Account, Family
+
+
+def import_upload_path(instance: Import, filename: str) -> str:
+    return f"imports/{instance.family_id}/{instance.id}.csv"
+
+
+def empty_verification() -> dict:
+    return {"expected_record_counts": {}, "readback": {"status": "not_verified"}}
+
+
+class Import(models.Model):
+    class Type(models.TextChoices):
+        TRANSACTION = "TransactionImport"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        IMPORTING = "importing"
+        COMPLETE = "complete"
+        FAILED = "failed"
+        REVERTING = "reverting"
+        REVERT_FAILED = "revert_failed"
+
+    PUBLISHABLE_FROM = (Status.PENDING, Status.FAILED)
+    REVERTABLE_FROM = (Status.COMPLETE, Status.REVERT_FAILED)
+    TERMINAL = (Status.COMPLETE, Status.FAILED, Status.REVERT_FAILED)
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="imports")
+    # The fixed account every row goes to; null when the file has an account column.
+    account = models.ForeignKey(
+        Account, null=True, blank=True, on_delete=models.SET_NULL, related_name="imports"
+    )
+    type = models.CharField(max_length=32, choices=Type.choices, default=Type.TRANSACTION)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    configuration = models.JSONField(default=dict)
+    # The upload lives on disk under MEDIA_ROOT (files up to 100 MB do not belong in the DB).
+    file = models.FileField(upload_to=import_upload_path, max_length=255, blank=True)
+    original_filename = models.CharField(max_length=255, blank=True, default="")
+    file_size = models.BigIntegerField(default=0)
+    headers = models.JSONField(default=list)
+    encoding = models.CharField(max_length=32, blank=True, default="")
+    error = models.TextField(blank=True, default="")
+    verification = models.JSONField(default=empty_verification)
+    stats = models.JSONField(default=dict)
+    rows_processed = models.BigIntegerField(default=0)
+    # True while a large upload is parsed by a worker (rows are not complete yet).
+    parsing = models.BooleanField(default=False)
+    published_at = models.DateTimeField(null=True, blank=True)
+    reverted_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["family", "-created_at"], name="import_family_created"),
+            models.Index(fields=["status", "updated_at"], name="import_status_updated"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.original_filename or self.id} ({self.status})"
+
+
+class ImportRow(models.Model):
+    """One data line of the file. Row numbers are the file's line numbers."""
+
+    id = models.BigAutoField(primary_key=True)
+    data_import = models.ForeignKey(Import, on_delete=models.CASCADE, related_name="rows")
+    row_number = models.IntegerField()
+    raw = models.JSONField(default=list)
+    date = models.DateField(null=True, blank=True)
+    amount = models.DecimalField(max_digits=19, decimal_places=4, null=True, blank=True)
+    currency = models.CharField(max_length=3, blank=True, default="")
+    name = models.CharField(max_length=255, blank=True, default="")
+    category = models.CharField(max_length=255, blank=True, default="")
+    tags = models.JSONField(default=list, blank=True)
+    notes = models.TextField(blank=True, default="")
+    account_value = models.CharField(max_length=255, blank=True, default="")
+    # The ledger account the row goes to, once known (fixed account, or a resolved mapping).
+    account_id = models.UUIDField(null=True, blank=True)
+    valid = models.BooleanField(default=True)
+    errors = models.JSONField(default=list, blank=True)
+    skipped = models.BooleanField(default=False)
+    duplicate = models.BooleanField(default=False)
+    # The existing transaction this row repeats (from the API, a provider, or an earlier import).
+    duplicate_of = models.UUIDField(null=True, blank=True)
+    forced = models.BooleanField(default=False)
+    occurrence = models.IntegerField(default=1)
+    fingerprint = models.CharField(max_length=64, blank=True, default="")
+    transaction_id = models.UUIDField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["row_number"]
+        constraints = [
+            models.UniqueConstraint(fields=["data_import", "row_number"], name="import_row_number")
+        ]
+        indexes = [
+            models.Index(fields=["data_import", "valid", "row_number"], name="import_row_valid"),
+            models.Index(
+                fields=["data_import", "duplicate", "row_number"], name="import_row_duplicate"
+            ),
+        ]
+
+    family_path = "data_import__family"
+
+    def __str__(self) -> str:
+        return f"row {self.row_number}"
+
+
+class ImportMapping(models.Model):
+    class Kind(models.TextChoices):
+        CATEGORY = "category"
+        TAG = "tag"
+        ACCOUNT = "account"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    data_import = models.ForeignKey(Import, on_delete=models.CASCADE, related_name="mappings")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    value = models.CharField(max_length=255)
+    target_id = models.UUIDField(null=True, blank=True)
+    create_new = models.BooleanField(default=False)
+    # The record this import created for the mapping on publish (revert removes it if unused).
+    created_id = models.UUIDField(null=True, blank=True)
+    rows_count = models.IntegerField(default=0)
+
+    family_path = "data_import__family"
+
+    class Meta:
+        ordering = ["kind", "value"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["data_import", "kind", "value"], name="import_mapping_unique_value"
+            )
+        ]
+        indexes = [
+            models.Index(
+                fields=["data_import", "kind"],
+                condition=Q(target_id__isnull=True, create_new=False),
+                name="import_mapping_unassigned",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.value}"
+
+    @property
+    def resolved(self) -> bool:
+        return self.target_id is not None or self.create_new

@@ -2,8 +2,228 @@
 
 from __future__ import annotations
 
+import io
+from typing import Any
+
+from django.conf import settings
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
+from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
+
+from finance.api.errors import ApiError, ValidationFailed
+from finance.api.viewsets import FamilyViewSet
+from finance.models import Account
+from imports.models import Import, ImportRow
+from imports.selectors import import_list, import_mapping_list, import_row_list, mapping_targets
+from imports.serializers import (
+    ImportCreateRequestSerializer,
+    ImportEnvelopeSerializer,
+    ImportListSerializer,
+    ImportMappingListSerializer,
+    ImportRowEnvelopeSerializer,
+    ImportRowListSerializer,
+    ImportUpdateRequestSerializer,
+    MappingsUpdateRequestSerializer,
+    RowUpdateRequestSerializer,
+    import_representation,
+    mapping_representation,
+    row_representation,
+)
+from imports.services.config import CONFIG_KEYS
+from imports.services.mappings import import_mappings_update, import_row_update
+from imports.services.parse import import_configure, import_create
+from imports.services.publish import import_blockers, import_publish
+from imports.services.revert import import_revert
+
+NOT_IN_HOUSEHOLD = "does not exist in this household"
+
+
+def _too_large(size: int) -> ApiError:
+    limit = settings.IMPORT_MAX_UPLOAD_BYTES
+    return ApiError(
+        413,
+        "payload_too_large",
+        f"The file is {size} bytes, over the upload limit of {limit} bytes.",
+        details={"limit_bytes": limit, "size_bytes": size},
+    )
+
+
+class ImportViewSet(FamilyViewSet):
+    results_key = "data"
+    serializer_class = ImportEnvelopeSerializer
+
+    def get_queryset(self) -> QuerySet[Import]:
+        return Import.objects.filter(family=self.family).select_related("family")
+
+    def _account(self, account_id: Any) -> Account | None:
+        if account_id is None:
+            return None
+        account = Account.objects.filter(family=self.family, pk=account_id).first()
+        if account is None:
+            raise ValidationFailed([f"account_id: {NOT_IN_HOUSEHOLD}"])
+        return account
+
+    def _one(self, imp: Import, status: int = 200) -> Response:
+        imp.refresh_from_db()
+        return Response({"data": import_representation(imp)}, status=status)
+
+    def _page(self, queryset: QuerySet, render: Any) -> Response:
+        page = self.paginate_queryset(queryset)
+        meta = self.paginator.pagination_meta()
+        return Response({"data": [render(item) for item in page], "meta": meta})
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", str, description=", ".join(Import.Status.values)),
+            OpenApiParameter("type", str, description=", ".join(Import.Type.values)),
+        ],
+        responses=ImportListSerializer,
+    )
+    def list(self, request: Request) -> Response:
+        return self._page(
+            import_list(family=self.family, params=request.query_params), import_representation
+        )
+
+    @extend_schema(responses=ImportEnvelopeSerializer)
+    def retrieve(self, request: Request, pk: str) -> Response:
+        return self._one(self.get_object())
+
+    @extend_schema(
+        request={
+            "multipart/form-data": ImportCreateRequestSerializer,
+            "application/json": ImportCreateRequestSerializer,
+        },
+        responses={
+            201: OpenApiResponse(ImportEnvelopeSerializer, description="created, pending"),
+            202: OpenApiResponse(
+                ImportEnvelopeSerializer,
+                description="created; publishing, or a large file being parsed by a worker",
+            ),
+        },
+    )
+    def create(self, request: Request) -> Response:
+        body = ImportCreateRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        account = self._account(data.get("account_id"))
+        limit = settings.IMPORT_MAX_UPLOAD_BYTES
+        if "file" in data:
+            upload = data["file"]
+            if upload.size > limit:
+                raise _too_large(upload.size)
+            stream, name, size = upload, upload.name, upload.size
+        else:
+            raw = data["raw_file_content"].encode("utf-8")
+            if len(raw) > limit:
+                raise _too_large(len(raw))
+            stream, name, size = io.BytesIO(raw), "raw_file_content.csv", len(raw)
+        config = {k: data[k] for k in CONFIG_KEYS if k in data}
+        imp = import_create(
+            family=self.family,
+            stream=stream,
+            filename=name,
+            size=size,
+            account=account,
+            configuration=config,
+            background=True,
+            publish=bool(data.get("publish")),
+        )
+        if imp.parsing:  # a large file: a worker parses it (and publishes it if asked)
+            return self._one(imp, 202)
+        if data.get("publish"):
+            blockers = import_blockers(data_import=imp)
+            if not blockers:
+                import_publish(data_import=imp)
+                return self._one(imp, 202)
+            Import.objects.filter(pk=imp.pk).update(error="Not published: " + "; ".join(blockers))
+        return self._one(imp, 201)
+
+    @extend_schema(request=ImportUpdateRequestSerializer, responses=ImportEnvelopeSerializer)
+    def partial_update(self, request: Request, pk: str) -> Response:
+        imp = self.get_object()
+        body = ImportUpdateRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        account: Any = self._account(data["account_id"]) if "account_id" in data else ...
+        changes = {k: data[k] for k in CONFIG_KEYS if k in data}
+        import_configure(data_import=imp, account=account, changes=changes, background=True)
+        return self._one(imp)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("valid", bool), OpenApiParameter("duplicate", bool)],
+        responses=ImportRowListSerializer,
+    )
+    @action(detail=True, methods=["get"], url_path="rows")
+    def rows(self, request: Request, pk: str) -> Response:
+        imp = self.get_object()
+        targets = mapping_targets(data_import=imp)
+        return self._page(
+            import_row_list(data_import=imp, params=request.query_params),
+            lambda row: row_representation(row, imp, targets),
+        )
+
+    @extend_schema(request=RowUpdateRequestSerializer, responses=ImportRowEnvelopeSerializer)
+    @action(detail=True, methods=["patch"], url_path=r"rows/(?P<row_number>[^/]+)")
+    def row(self, request: Request, pk: str, row_number: str) -> Response:
+        imp = self.get_object()
+        number = int(row_number) if row_number.isascii() and row_number.isdigit() else None
+        row = (
+            ImportRow.objects.filter(data_import=imp, row_number=number).first()
+            if number is not None and number < 2**31
+            else None
+        )
+        if row is None:
+            raise NotFound()
+        body = RowUpdateRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        row = import_row_update(data_import=imp, row=row, data=body.validated_data)
+        return Response({"data": row_representation(row, imp, mapping_targets(data_import=imp))})
+
+    @extend_schema(
+        methods=["GET"],
+        parameters=[OpenApiParameter("kind", str, description="category, tag or account")],
+        responses=ImportMappingListSerializer,
+    )
+    @extend_schema(
+        methods=["PATCH"],
+        request=MappingsUpdateRequestSerializer,
+        responses=ImportMappingListSerializer,
+    )
+    @action(detail=True, methods=["get", "patch"], url_path="mappings")
+    def mappings(self, request: Request, pk: str) -> Response:
+        imp = self.get_object()
+        if request.method == "PATCH":
+            body = MappingsUpdateRequestSerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+            import_mappings_update(data_import=imp, items=body.validated_data["mappings"])
+        return self._page(
+            import_mapping_list(data_import=imp, params=request.query_params),
+            mapping_representation,
+        )
+
+    @extend_schema(
+        request=None,
+        responses={202: OpenApiResponse(ImportEnvelopeSerializer, description="publishing")},
+    )
+    @action(detail=True, methods=["post"])
+    def publish(self, request: Request, pk: str) -> Response:
+        imp = import_publish(data_import=self.get_object())
+        return self._one(imp, 202)
+
+    @extend_schema(
+        request=None,
+        responses={202: OpenApiResponse(ImportEnvelopeSerializer, description="reverting")},
+    )
+    @action(detail=True, methods=["post"])
+    def revert(self, request: Request, pk: str) -> Response:
+        imp = import_revert(data_import=self.get_object())
+        return self._one(imp, 202)
 
 
 def register(router: SimpleRouter) -> None:
     """Register this app's viewsets on the /api/v1 router."""
+    router.register("imports", ImportViewSet, basename="import")

@@ -160,3 +160,9 @@ def register(router: SimpleRouter) -> None:
     router.register("provider_accounts", ProviderAccountViewSet, basename="provider-account")
     router.register("syncs", SyncViewSet, basename="sync")
     router.register("accounts", AccountSyncViewSet, basename="account-sync")
+    # Reconnect in place with a new credential (SimpleFIN issue): providers/simplefin/views.py
+    from providers.simplefin.views import ConnectionReconnectViewSet
+
+    router.register(
+        "provider_connections", ConnectionReconnectViewSet, basename="provider-connection-reconnect"
+    )

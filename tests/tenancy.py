@@ -84,6 +84,17 @@ def _register_trades() -> None:
 _register_trades()
 
 
+def _register_imports() -> None:
+    from imports.models import Import
+
+    RECORD_FACTORIES[Import] = lambda family: Import.objects.create(
+        family=family, stats={"rows_count": 0}
+    )
+
+
+_register_imports()
+
+
 def make_record(model: type[models.Model], family: Family) -> models.Model:
     factory = RECORD_FACTORIES.get(model)
     if factory is None:

@@ -141,6 +141,10 @@ else:
 # --- Request size limits ------------------------------------------------------------------------
 API_MAX_BODY_BYTES = env_positive_int("API_MAX_BODY_BYTES", 10 * 1024 * 1024)
 IMPORT_MAX_UPLOAD_BYTES = env_positive_int("IMPORT_MAX_UPLOAD_BYTES", 100 * 1024 * 1024)
+# An import in importing/reverting with no heartbeat for this long is settled by the beat task.
+IMPORT_STUCK_AFTER_SECONDS = env_positive_int("IMPORT_STUCK_AFTER_SECONDS", 1800)
+# Uploads larger than this are parsed by a worker (the upload answers 202 at once).
+IMPORT_SYNC_PARSE_BYTES = env_positive_int("IMPORT_SYNC_PARSE_BYTES", 2 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(API_MAX_BODY_BYTES, IMPORT_MAX_UPLOAD_BYTES)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
@@ -214,6 +218,7 @@ LUNCHFLOW_INCLUDE_PENDING = env_bool("LUNCHFLOW_INCLUDE_PENDING", False)
 SIMPLEFIN_INCLUDE_PENDING = env_bool("SIMPLEFIN_INCLUDE_PENDING", False)
 SIMPLEFIN_DAILY_REQUEST_LIMIT = env_positive_int("SIMPLEFIN_DAILY_REQUEST_LIMIT", 24)
 SIMPLEFIN_HISTORY_DAYS = env_positive_int("SIMPLEFIN_HISTORY_DAYS", 365)
+SIMPLEFIN_RETRY_BASE_DELAY = env.float("SIMPLEFIN_RETRY_BASE_DELAY", default=1.0)
 SYNC_SCHEDULE_HOUR = env.int("SYNC_SCHEDULE_HOUR", default=4)
 SYNC_SCHEDULE_MINUTE = env.int("SYNC_SCHEDULE_MINUTE", default=0)
 SYNC_SCHEDULE_TIMEZONE = env.str("SYNC_SCHEDULE_TIMEZONE", default=TIME_ZONE)

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
@@ -152,6 +153,7 @@ def json_error(status_code: int, error: str, message: str, **kwargs: Any) -> Jso
     return JsonResponse(error_body(error, message, **kwargs), status=status_code)
 
 
+@csrf_exempt  # an unrouted POST answers the JSON 404, not Django's CSRF page
 def api_not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
     return json_error(404, "not_found", f"No API route matches {request.path}.")
 

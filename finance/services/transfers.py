@@ -19,12 +19,13 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Max, Min, Q, QuerySet
 
 from finance.api.errors import Conflict, ValidationFailed
 from finance.models import Account, Family, RejectedTransfer, Transaction, Transfer
 
 MAX_DAYS_APART = 4
+MATCH_WINDOW_DAYS = 62  # touched legs read per pass: bounds memory on huge imports
 _CHUNK = 500
 
 ALREADY_PAIRED = "is already part of a transfer"
@@ -82,10 +83,7 @@ def _legs(qs: QuerySet[Transaction]) -> list[Leg]:
     return [Leg(*row) for row in qs.values_list(*_LEG_COLUMNS, "created_at")]
 
 
-def _candidates(
-    family: Family, account_ids: Iterable[uuid.UUID], since: Mapping[uuid.UUID, dt.date | None]
-) -> list[tuple[Leg, Leg]]:
-    """Possible (outflow, inflow) pairs with a leg in the touched accounts, best first."""
+def _touched_q(account_ids: Iterable[uuid.UUID], since: Mapping[uuid.UUID, dt.date | None]) -> Q:
     touched_q = Q()
     for account_id in account_ids:
         start = since.get(account_id)
@@ -93,9 +91,21 @@ def _candidates(
         if start is not None:
             cond &= Q(date__gte=start)
         touched_q |= cond
-    touched = _legs(
-        unpaired(Transaction.objects.filter(family=family).filter(touched_q)).exclude(amount=0)
-    )
+    return touched_q
+
+
+def _candidates(
+    family: Family,
+    account_ids: Iterable[uuid.UUID],
+    since: Mapping[uuid.UUID, dt.date | None],
+    window: tuple[dt.date, dt.date] | None = None,
+) -> list[tuple[Leg, Leg]]:
+    """Possible (outflow, inflow) pairs with a leg in the touched accounts, best first.
+    `window` bounds the touched legs' dates (inclusive) so memory stays bounded."""
+    touched_qs = Transaction.objects.filter(family=family).filter(_touched_q(account_ids, since))
+    if window is not None:
+        touched_qs = touched_qs.filter(date__gte=window[0], date__lte=window[1])
+    touched = _legs(unpaired(touched_qs).exclude(amount=0))
     if not touched:
         return []
     window = dt.timedelta(days=MAX_DAYS_APART)
@@ -265,17 +275,30 @@ def transfers_match(
     be anywhere in the household within the date window)."""
     if not account_ids:
         return 0
-    _stale_suggestions_drop(family, account_ids, since or {})
-    used: set[uuid.UUID] = set()
-    chosen: list[tuple[Leg, Leg]] = []
-    for outflow, inflow in _candidates(family, account_ids, since or {}):
-        if outflow.pk in used or inflow.pk in used:
-            continue
-        used.update((outflow.pk, inflow.pk))
-        chosen.append((outflow, inflow))
+    since = since or {}
+    _stale_suggestions_drop(family, account_ids, since)
+    bounds = unpaired(
+        Transaction.objects.filter(family=family).filter(_touched_q(account_ids, since))
+    ).aggregate(low=Min("date"), high=Max("date"))
+    if bounds["low"] is None:
+        return 0
+    # Touched legs are read a window of days at a time (an import of a million rows must not
+    # hold them all in memory). Pairs of one window are written before the next is read, so a
+    # later window never sees them as free.
     created = 0
-    for i in range(0, len(chosen), _CHUNK):
-        created += _pairs_create(family, chosen[i : i + _CHUNK])
+    day = bounds["low"]
+    while day <= bounds["high"]:
+        window = (day, day + dt.timedelta(days=MATCH_WINDOW_DAYS - 1))
+        used: set[uuid.UUID] = set()
+        chosen: list[tuple[Leg, Leg]] = []
+        for outflow, inflow in _candidates(family, account_ids, since, window):
+            if outflow.pk in used or inflow.pk in used:
+                continue
+            used.update((outflow.pk, inflow.pk))
+            chosen.append((outflow, inflow))
+        for i in range(0, len(chosen), _CHUNK):
+            created += _pairs_create(family, chosen[i : i + _CHUNK])
+        day = window[1] + dt.timedelta(days=1)
     return created
 
 

@@ -77,3 +77,13 @@ def test_healthz(client):
     r = client.get("/healthz")
     assert r.status_code == 200, r.content
     assert r.json()["checks"]["database"]["ok"] is True
+
+
+@pytest.mark.django_db
+def test_unrouted_writes_are_json_404_even_with_csrf_checks(alice):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True, HTTP_X_API_KEY=alice.key)
+    for method in ("post", "patch", "delete"):
+        r = getattr(client, method)("/api/v1/nope/x", data="{}", content_type="application/json")
+        assert_error(r, 404, "not_found")

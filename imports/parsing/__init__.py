@@ -1,0 +1,1 @@
+"""Pure CSV, number and date parsing for imports: no Django, no database."""

@@ -1,0 +1,351 @@
+"""Import, row and mapping bodies. Representations are built by plain functions (one place each);
+the serializer classes describe them for OpenAPI and validate request bodies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
+from rest_framework import serializers
+
+from finance.money import format_amount
+from finance.serializers.fields import iso_utc
+from imports.models import Import, ImportMapping, ImportRow
+from imports.services.config import CONFIG_KEYS
+from imports.services.progress import progress_read
+
+STAT_KEYS = (
+    "rows_count",
+    "valid_rows_count",
+    "invalid_rows_count",
+    "mappings_count",
+    "unassigned_mappings_count",
+    "duplicates_count",
+    "skipped_rows_count",
+    "rows_processed",
+)
+READBACK_KEYS = (
+    "checked_at",
+    "expected_record_counts",
+    "before_counts",
+    "after_counts",
+    "actual_delta_counts",
+    "checked_counts",
+    "mismatches",
+    "error",
+)
+
+
+def import_representation(imp: Import) -> dict[str, Any]:
+    stats = imp.stats or {}
+    configured = bool(stats.get("rows_count"))
+    cleaned = configured and not stats.get("invalid_rows_count")
+    processed = imp.rows_processed
+    if imp.status == Import.Status.IMPORTING or imp.parsing:
+        processed = progress_read(imp.pk) or 0
+    verification = imp.verification or {}
+    readback = verification.get("readback") or {}
+    return {
+        "id": str(imp.pk),
+        "type": imp.type,
+        "status": imp.status,
+        "created_at": iso_utc(imp.created_at),
+        "updated_at": iso_utc(imp.updated_at),
+        "status_detail": {
+            "uploaded": bool(imp.file),
+            "configured": configured,
+            "terminal": imp.status in Import.TERMINAL,
+            "cleaned": cleaned,
+            "publishable": cleaned
+            and not stats.get("unassigned_account_mappings")
+            and imp.status in Import.PUBLISHABLE_FROM,
+            "revertable": imp.status in Import.REVERTABLE_FROM,
+        },
+        "configuration": {key: str(imp.configuration.get(key, "")) for key in CONFIG_KEYS},
+        "stats": {
+            **{key: int(stats.get(key) or 0) for key in STAT_KEYS},
+            "rows_processed": processed,
+        },
+        "account_id": str(imp.account_id) if imp.account_id else None,
+        "error": imp.error or None,
+        "file_name": imp.original_filename or None,
+        "encoding": imp.encoding or None,
+        "parsing": imp.parsing,
+        "verification": {
+            "expected_record_counts": verification.get("expected_record_counts") or {},
+            "readback": {
+                "status": readback.get("status", "not_verified"),
+                **{key: readback.get(key) for key in READBACK_KEYS},
+            },
+        },
+    }
+
+
+def row_representation(
+    row: ImportRow, imp: Import, targets: dict[tuple[str, str], str | None]
+) -> dict[str, Any]:
+    headers = imp.headers or []
+    raw = {
+        (headers[i] if i < len(headers) else f"column_{i + 1}"): value
+        for i, value in enumerate(row.raw or [])
+    }
+    return {
+        "row_number": row.row_number,
+        "valid": row.valid,
+        "errors": row.errors or [],
+        "duplicate": row.duplicate,
+        "duplicate_of": str(row.duplicate_of) if row.duplicate_of else None,
+        "forced": row.forced,
+        "skipped": row.skipped,
+        "fingerprint": row.fingerprint or None,
+        "occurrence": row.occurrence,
+        "transaction_id": str(row.transaction_id) if row.transaction_id else None,
+        "raw": raw,
+        "date": row.date.isoformat() if row.date else None,
+        "amount": format_amount(row.amount, row.currency)
+        if row.amount is not None and row.currency
+        else None,
+        "currency": row.currency or None,
+        "name": row.name or None,
+        "category": row.category or None,
+        "tags": row.tags or [],
+        "notes": row.notes or None,
+        "account": row.account_value or None,
+        "mapping": {
+            "account_id": str(row.account_id) if row.account_id else None,
+            "category_id": targets.get(("category", row.category)) if row.category else None,
+            "tag_ids": [t for t in (targets.get(("tag", tag)) for tag in row.tags or []) if t],
+        },
+    }
+
+
+def mapping_representation(m: ImportMapping) -> dict[str, Any]:
+    target = m.target_id or m.created_id
+    return {
+        "id": str(m.pk),
+        "kind": m.kind,
+        "value": m.value,
+        "target_id": str(target) if target else None,
+        "create_new": m.create_new,
+        "created_by_import": m.created_id is not None,
+        "resolved": m.resolved or m.kind != "account",
+        "rows_count": m.rows_count,
+    }
+
+
+# --- OpenAPI description of the bodies above ------------------------------------------------
+
+
+def _ints(keys: tuple[str, ...] | list[str], name: str) -> type[serializers.Serializer]:
+    return type(name, (serializers.Serializer,), {k: serializers.IntegerField() for k in keys})
+
+
+class StatusDetailSerializer(serializers.Serializer):
+    uploaded = serializers.BooleanField()
+    configured = serializers.BooleanField()
+    terminal = serializers.BooleanField()
+    cleaned = serializers.BooleanField()
+    publishable = serializers.BooleanField()
+    revertable = serializers.BooleanField()
+
+
+ConfigurationSerializer = type(
+    "ImportConfiguration",
+    (serializers.Serializer,),
+    {k: serializers.CharField(allow_blank=True) for k in CONFIG_KEYS},
+)
+ImportStatsSerializer = _ints(STAT_KEYS, "ImportStats")
+_COUNTS = serializers.DictField(child=serializers.IntegerField())
+
+
+class ReadbackSerializer(serializers.Serializer):
+    status = serializers.CharField(help_text="not_verified, matched, mismatch, failed, reverted")
+    checked_at = serializers.CharField(allow_null=True)
+    expected_record_counts = serializers.DictField(
+        child=serializers.IntegerField(), allow_null=True
+    )
+    before_counts = serializers.DictField(child=serializers.IntegerField(), allow_null=True)
+    after_counts = serializers.DictField(child=serializers.IntegerField(), allow_null=True)
+    actual_delta_counts = serializers.DictField(child=serializers.IntegerField(), allow_null=True)
+    checked_counts = serializers.DictField(child=serializers.IntegerField(), allow_null=True)
+    mismatches = serializers.DictField(allow_null=True)
+    error = serializers.CharField(allow_null=True)
+
+
+class VerificationSerializer(serializers.Serializer):
+    expected_record_counts = serializers.DictField(child=serializers.IntegerField())
+    readback = ReadbackSerializer()
+
+
+class ImportSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    # Plain strings with the values described (not enums): drf-spectacular would name enum
+    # components after the field and collide with other resources' `type` and `status`.
+    type = serializers.CharField(help_text="TransactionImport")
+    status = serializers.CharField(
+        help_text="pending, importing, complete, failed, reverting, revert_failed"
+    )
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+    status_detail = StatusDetailSerializer()
+    configuration = ConfigurationSerializer()
+    stats = ImportStatsSerializer()
+    account_id = serializers.UUIDField(allow_null=True)
+    error = serializers.CharField(allow_null=True)
+    file_name = serializers.CharField(allow_null=True)
+    encoding = serializers.CharField(allow_null=True)
+    parsing = serializers.BooleanField()
+    verification = VerificationSerializer()
+
+    class Meta:
+        ref_name = "Import"
+
+
+class MetaSerializer(serializers.Serializer):
+    page = serializers.IntegerField()
+    per_page = serializers.IntegerField()
+    total_count = serializers.IntegerField()
+    total_pages = serializers.IntegerField()
+
+
+class ImportEnvelopeSerializer(serializers.Serializer):
+    data = ImportSerializer()
+
+
+@extend_schema_serializer(many=False)
+class ImportListSerializer(serializers.Serializer):
+    data = ImportSerializer(many=True)
+    meta = MetaSerializer()
+
+
+class RowMappingSerializer(serializers.Serializer):
+    account_id = serializers.UUIDField(allow_null=True)
+    category_id = serializers.UUIDField(allow_null=True)
+    tag_ids = serializers.ListField(child=serializers.UUIDField())
+
+
+class ImportRowSerializer(serializers.Serializer):
+    row_number = serializers.IntegerField()
+    valid = serializers.BooleanField()
+    errors = serializers.ListField(child=serializers.CharField())
+    duplicate = serializers.BooleanField()
+    duplicate_of = serializers.UUIDField(allow_null=True)
+    forced = serializers.BooleanField()
+    skipped = serializers.BooleanField()
+    fingerprint = serializers.CharField(allow_null=True)
+    occurrence = serializers.IntegerField()
+    transaction_id = serializers.UUIDField(allow_null=True)
+    raw = serializers.DictField(child=serializers.CharField(allow_blank=True))
+    date = serializers.DateField(allow_null=True)
+    amount = serializers.CharField(allow_null=True)
+    currency = serializers.CharField(allow_null=True)
+    name = serializers.CharField(allow_null=True)
+    category = serializers.CharField(allow_null=True)
+    tags = serializers.ListField(child=serializers.CharField())
+    notes = serializers.CharField(allow_null=True)
+    account = serializers.CharField(allow_null=True)
+    mapping = RowMappingSerializer()
+
+
+@extend_schema_serializer(many=False)
+class ImportRowListSerializer(serializers.Serializer):
+    data = ImportRowSerializer(many=True)
+    meta = MetaSerializer()
+
+
+class ImportRowEnvelopeSerializer(serializers.Serializer):
+    data = ImportRowSerializer()
+
+
+@extend_schema_field({"type": "string", "description": "category, tag or account"})
+class MappingKindField(serializers.ChoiceField):
+    """Inline enum: a component named after `kind` would collide with transaction kinds."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(ImportMapping.Kind.values, **kwargs)
+
+
+class ImportMappingSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    kind = MappingKindField()
+    value = serializers.CharField()
+    target_id = serializers.UUIDField(allow_null=True)
+    create_new = serializers.BooleanField()
+    created_by_import = serializers.BooleanField()
+    resolved = serializers.BooleanField()
+    rows_count = serializers.IntegerField()
+
+
+@extend_schema_serializer(many=False)
+class ImportMappingListSerializer(serializers.Serializer):
+    data = ImportMappingSerializer(many=True)
+    meta = MetaSerializer()
+
+
+# --- Requests --------------------------------------------------------------------------------
+
+
+class BooleanText(serializers.BooleanField):
+    """JSON true/false and the strings "true"/"false" (forms) alike."""
+
+
+class ImportCreateRequestSerializer(serializers.Serializer):
+    file = serializers.FileField(required=False, help_text="the CSV file (multipart)")
+    raw_file_content = serializers.CharField(
+        required=False, allow_blank=False, trim_whitespace=False, help_text="the CSV as text"
+    )
+    account_id = serializers.UUIDField(required=False, allow_null=True)
+    publish = BooleanText(required=False, default=False)
+    type = serializers.CharField(required=False, help_text="TransactionImport")
+
+    def validate_type(self, value: str) -> str:
+        if value not in Import.Type.values:
+            raise serializers.ValidationError(f"must be one of {', '.join(Import.Type.values)}")
+        return value
+
+    locals().update(
+        {
+            k: serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+            for k in CONFIG_KEYS
+        }
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        has_file, has_raw = "file" in attrs, "raw_file_content" in attrs
+        if has_file == has_raw:
+            raise serializers.ValidationError(
+                {"file": "send exactly one of file (multipart) or raw_file_content"}
+            )
+        return attrs
+
+
+class ImportUpdateRequestSerializer(serializers.Serializer):
+    account_id = serializers.UUIDField(required=False, allow_null=True)
+    locals().update(
+        {
+            k: serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+            for k in CONFIG_KEYS
+        }
+    )
+
+
+class MappingChangeSerializer(serializers.Serializer):
+    id = serializers.UUIDField(required=False)
+    kind = MappingKindField(required=False)
+    value = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    target_id = serializers.UUIDField(required=False, allow_null=True)
+    create_new = serializers.BooleanField(required=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "id" not in attrs and ("kind" not in attrs or "value" not in attrs):
+            raise serializers.ValidationError("name the mapping by id, or by kind and value")
+        return attrs
+
+
+class MappingsUpdateRequestSerializer(serializers.Serializer):
+    mappings = MappingChangeSerializer(many=True, allow_empty=False)
+
+
+class RowUpdateRequestSerializer(serializers.Serializer):
+    force = serializers.BooleanField(required=False)
+    skip = serializers.BooleanField(required=False)

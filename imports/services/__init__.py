@@ -1,0 +1,1 @@
+"""Writes of imports: create and parse, mappings, dedup, publish, revert, verification, settling."""

@@ -1,0 +1,85 @@
+"""Changes the household makes before publishing: mappings, and forcing or skipping rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from finance.api.errors import Conflict, ValidationFailed
+from finance.models import Account, Category, Tag
+from imports.models import Import, ImportMapping, ImportRow
+from imports.services.dedup import import_duplicates_mark
+from imports.services.parse import rows_accounts_resolve
+from imports.services.stats import import_stats_refresh
+
+NOT_IN_HOUSEHOLD = "does not exist in this household"
+_MODELS: dict[str, Any] = {"category": Category, "tag": Tag, "account": Account}
+
+
+def _require_pending(imp: Import, what: str) -> None:
+    if imp.parsing:
+        raise Conflict("The import is pending and its file is still being parsed.")
+    if imp.status != Import.Status.PENDING:
+        raise Conflict(f"The import is {imp.status}: {what} can change only while pending.")
+
+
+def import_mappings_update(
+    *, data_import: Import, items: list[dict[str, Any]]
+) -> list[ImportMapping]:
+    """Each item names a mapping (`id`, or `kind` and `value`) and sets `target_id` (a record of
+    the household, or null) and/or `create_new`."""
+    imp = data_import
+    with transaction.atomic():
+        imp = Import.objects.select_for_update().get(pk=imp.pk)
+        _require_pending(imp, "mappings")
+        errors: list[str] = []
+        changed: list[ImportMapping] = []
+        for index, item in enumerate(items):
+            where = f"mappings[{index}]"
+            qs = ImportMapping.objects.filter(data_import=imp)
+            if item.get("id"):
+                mapping = qs.filter(pk=item["id"]).first()
+            else:
+                mapping = qs.filter(kind=item.get("kind"), value=item.get("value")).first()
+            if mapping is None:
+                errors.append(f"{where}: no such mapping in this import")
+                continue
+            if "target_id" in item:
+                target = item["target_id"]
+                if target is not None:
+                    exists = _MODELS[mapping.kind].objects.filter(family=imp.family, pk=target)
+                    if not exists.exists():
+                        errors.append(f"{where}.target_id: {NOT_IN_HOUSEHOLD}")
+                        continue
+                    mapping.create_new = False
+                mapping.target_id = target
+            if "create_new" in item:
+                mapping.create_new = bool(item["create_new"])
+                if mapping.create_new:
+                    mapping.target_id = None
+            changed.append(mapping)
+        if errors:
+            raise ValidationFailed(errors)
+        ImportMapping.objects.bulk_update(changed, ["target_id", "create_new"])
+        rows_accounts_resolve(data_import=imp)
+        import_duplicates_mark(data_import=imp)
+        import_stats_refresh(data_import=imp)
+    return changed
+
+
+def import_row_update(*, data_import: Import, row: ImportRow, data: dict[str, Any]) -> ImportRow:
+    """`force`: create the row although it repeats a transaction from elsewhere.
+    `skip`: leave the row out (a junk line, a total), so the import can still be cleaned."""
+    with transaction.atomic():
+        imp = Import.objects.select_for_update().get(pk=data_import.pk)
+        _require_pending(imp, "rows")
+        if "force" in data:
+            row.forced = bool(data["force"])
+        if "skip" in data:
+            row.skipped = bool(data["skip"])
+        ImportRow.objects.filter(pk=row.pk).update(forced=row.forced, skipped=row.skipped)
+        import_duplicates_mark(data_import=imp)
+        import_stats_refresh(data_import=imp)
+    row.refresh_from_db()
+    return row

@@ -1,0 +1,332 @@
+"""Upload and parse: the file is streamed once, rows are written in batches, never all in memory."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+from django.conf import settings
+from django.core.files.base import File
+from django.db import transaction
+
+from finance.api.errors import ApiError, Conflict, ValidationFailed
+from finance.currencies import is_currency
+from finance.models import Account, Family
+from imports.models import Import, ImportMapping, ImportRow
+from imports.parsing.csvfile import CsvError, find_column, open_csv
+from imports.parsing.rows import (
+    Columns,
+    RowRules,
+    content_key,
+    fingerprint,
+    occurrence_slot,
+    parse_row,
+)
+from imports.services.config import LABEL_DEFAULTS, REQUIRED_LABELS, configuration_merge
+from imports.services.fastinsert import fast_insert
+from imports.services.progress import progress_clear, progress_write
+from imports.services.stats import import_stats_refresh
+
+BATCH_SIZE = 5000
+ROW_FIELDS = (
+    "data_import",
+    "row_number",
+    "raw",
+    "date",
+    "amount",
+    "currency",
+    "name",
+    "category",
+    "tags",
+    "notes",
+    "account_value",
+    "account_id",
+    "valid",
+    "errors",
+    "occurrence",
+    "fingerprint",
+)
+ProgressCallback = Callable[[int], None]
+
+
+def _columns(headers: list[str], config: dict[str, str], fixed_account: bool) -> Columns:
+    found: dict[str, int | None] = {}
+    errors: list[str] = []
+    for key, default in LABEL_DEFAULTS.items():
+        label = config[key]
+        index = find_column(headers, label) if label else None
+        if index is None and label and (key in REQUIRED_LABELS or label != default):
+            errors.append(
+                f"{key}: no column named {label!r}; the file's columns are "
+                + ", ".join(repr(h) for h in headers)
+            )
+        found[key.removesuffix("_col_label")] = index
+    if errors:
+        raise ValidationFailed(errors)
+    if fixed_account:
+        found["account"] = None
+    return Columns(**found)  # type: ignore[arg-type]
+
+
+def _mapping_values(
+    totals: dict[str, Counter[str]], category: str, tags: list[str], account: str
+) -> None:
+    if category:
+        totals[ImportMapping.Kind.CATEGORY][category] += 1
+    for tag in tags:
+        totals[ImportMapping.Kind.TAG][tag] += 1
+    if account:
+        totals[ImportMapping.Kind.ACCOUNT][account] += 1
+
+
+def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | None = None) -> None:
+    """(Re)build the rows and mappings of an import from its file and configuration."""
+    imp = data_import
+    config = imp.configuration
+    ImportRow.objects.filter(data_import=imp).delete()
+    fixed = imp.account
+    rules = RowRules(
+        date_format=config["date_format"],
+        number_format=config["number_format"],
+        inflows_positive=config["signage_convention"] == "inflows_positive",
+        default_currency=(fixed.currency if fixed else imp.family.currency),
+        is_currency=is_currency,
+    )
+    totals: dict[str, Counter[str]] = {kind: Counter() for kind in ImportMapping.Kind.values}
+    occurrences: dict[int, int] = {}
+    with imp.file.open("rb") as stream:
+        try:
+            reader = open_csv(
+                stream,
+                separator=config.get("col_sep") or None,
+                rows_to_skip=int(config["rows_to_skip"]),
+            )
+        except CsvError as exc:
+            raise ValidationFailed([f"file: {exc}"]) from None
+        columns = _columns(reader.headers, config, fixed is not None)
+        fixed_key = str(fixed.pk) if fixed else ""
+        batch: list[tuple] = []
+        count = 0
+        for line_no, cells in reader.rows:
+            parsed = parse_row(
+                cells, row_number=line_no, headers=reader.headers, columns=columns, rules=rules
+            )
+            occurrence, fp = 1, ""
+            if parsed.valid:
+                key = content_key(parsed)
+                slot = occurrence_slot(fixed_key or parsed.account, key)
+                occurrence = occurrences.get(slot, 0) + 1
+                occurrences[slot] = occurrence
+                fp = fingerprint(key, occurrence)
+                _mapping_values(totals, parsed.category, parsed.tags, parsed.account)
+            batch.append(
+                (
+                    imp.pk,
+                    line_no,
+                    cells,
+                    parsed.date,
+                    parsed.amount,
+                    parsed.currency[:3],
+                    parsed.name[:255],
+                    parsed.category,
+                    parsed.tags,
+                    parsed.notes,
+                    parsed.account,
+                    fixed.pk if fixed else None,
+                    parsed.valid,
+                    parsed.errors,
+                    occurrence,
+                    fp,
+                )
+            )
+            if len(batch) >= BATCH_SIZE:
+                fast_insert(ImportRow, ROW_FIELDS, batch)
+                count += len(batch)
+                batch = []
+                if on_progress:
+                    on_progress(count)
+        if batch:
+            fast_insert(ImportRow, ROW_FIELDS, batch)
+            count += len(batch)
+        del occurrences
+    imp.headers = reader.headers
+    imp.encoding = reader.encoding
+    imp.configuration = {**config, "col_sep": reader.separator}
+    imp.save(update_fields=["headers", "encoding", "configuration", "updated_at"])
+    _mappings_sync(imp, totals)
+    from imports.services.dedup import import_duplicates_mark
+
+    import_duplicates_mark(data_import=imp)
+    import_stats_refresh(data_import=imp)
+    if on_progress:
+        on_progress(count)
+
+
+def _mappings_sync(imp: Import, totals: dict[str, Counter[str]]) -> None:
+    """One mapping per distinct value; earlier choices for values still present are kept;
+    new values map to the household's record of the same name, else categories and tags to
+    "create new" and accounts to unassigned (creating accounts is the household's call)."""
+    from finance.models import Category, Tag
+
+    existing = {(m.kind, m.value): m for m in ImportMapping.objects.filter(data_import=imp)}
+    models = {"category": Category, "tag": Tag, "account": Account}
+    keep: set[uuid.UUID] = set()
+    new: list[ImportMapping] = []
+    for kind, counter in totals.items():
+        names = {
+            name: pk
+            for pk, name in models[kind]
+            .objects.filter(family=imp.family, name__in=list(counter))
+            .values_list("pk", "name")
+        }
+        for value, n in counter.items():
+            mapping = existing.get((kind, value))
+            if mapping is not None:
+                keep.add(mapping.pk)
+                if mapping.rows_count != n:
+                    ImportMapping.objects.filter(pk=mapping.pk).update(rows_count=n)
+                continue
+            target = names.get(value)
+            new.append(
+                ImportMapping(
+                    data_import=imp,
+                    kind=kind,
+                    value=value,
+                    target_id=target,
+                    create_new=target is None and kind != "account",
+                    rows_count=n,
+                )
+            )
+    ImportMapping.objects.filter(data_import=imp).exclude(pk__in=keep).delete()
+    ImportMapping.objects.bulk_create(new, batch_size=BATCH_SIZE)
+    rows_accounts_resolve(data_import=imp)
+
+
+def rows_accounts_resolve(*, data_import: Import) -> None:
+    """Rows of an account-column import go to their mapping's account (None until resolved)."""
+    imp = data_import
+    if imp.account_id is not None:
+        return
+    for mapping in ImportMapping.objects.filter(data_import=imp, kind="account"):
+        ImportRow.objects.filter(data_import=imp, account_value=mapping.value).update(
+            account_id=mapping.target_id or mapping.created_id
+        )
+
+
+def import_create(
+    *,
+    family: Family,
+    stream: BinaryIO,
+    filename: str,
+    size: int,
+    account: Account | None,
+    configuration: dict[str, Any],
+    on_progress: ProgressCallback | None = None,
+    background: bool = False,
+    publish: bool = False,
+) -> Import:
+    """Store the upload under MEDIA_ROOT and parse it, atomically (a bad file leaves nothing)."""
+    config = configuration_merge({}, configuration)
+    imp = Import(family=family, account=account, configuration=config)
+    imp.original_filename = (filename or "upload.csv")[:255]
+    imp.file_size = size
+    imp.file.save(f"{imp.id}.csv", File(stream), save=False)
+    in_background = background and size > settings.IMPORT_SYNC_PARSE_BYTES
+    try:
+        import_header_check(data_import=imp)
+        with transaction.atomic():
+            imp.parsing = in_background
+            imp.save()
+            if in_background:
+                from imports.tasks import import_parse_task
+
+                pk, go = str(imp.pk), publish
+                transaction.on_commit(lambda: import_parse_task.delay(pk, go))
+            else:
+                import_rows_parse(data_import=imp, on_progress=on_progress)
+    except BaseException:
+        imp.file.delete(save=False)
+        raise
+    return imp
+
+
+def import_header_check(*, data_import: Import) -> None:
+    """The fast part of parsing, always in the request: the file opens, the header is unique
+    and names the configured columns (a 422 at once, before any background work)."""
+    imp = data_import
+    config = imp.configuration
+    with imp.file.open("rb") as stream:
+        try:
+            reader = open_csv(
+                stream,
+                separator=config.get("col_sep") or None,
+                rows_to_skip=int(config["rows_to_skip"]),
+            )
+        except CsvError as exc:
+            raise ValidationFailed([f"file: {exc}"]) from None
+        _columns(reader.headers, config, imp.account_id is not None)
+
+
+def import_parse_run(*, import_id: str, publish: bool = False) -> str:
+    """The worker side of a large upload: parse, then publish when the upload asked for it."""
+    imp = Import.objects.select_related("family", "account").filter(pk=import_id).first()
+    if imp is None or not imp.parsing:
+        return "skipped"
+    try:
+        with transaction.atomic():
+            locked = Import.objects.select_for_update().get(pk=imp.pk)
+            if not locked.parsing:
+                return "skipped"
+            import_rows_parse(data_import=imp, on_progress=lambda n: progress_write(imp.pk, n))
+            Import.objects.filter(pk=imp.pk).update(parsing=False, error="")
+    except ApiError as exc:
+        message = "; ".join(exc.errors or [exc.message])
+        Import.objects.filter(pk=imp.pk).update(parsing=False, error=message[:1000])
+        return "failed"
+    finally:
+        progress_clear(imp.pk)
+    imp.refresh_from_db()
+    if publish:
+        from imports.services.publish import import_blockers, import_publish
+
+        blockers = import_blockers(data_import=imp)
+        if blockers:
+            Import.objects.filter(pk=imp.pk).update(error="Not published: " + "; ".join(blockers))
+        else:
+            import_publish(data_import=imp)
+    return "parsed"
+
+
+def import_configure(
+    *,
+    data_import: Import,
+    account: Account | Any | None,
+    changes: dict[str, Any],
+    background: bool = False,
+) -> Import:
+    """New configuration (or fixed account): the rows are parsed again."""
+    imp = data_import
+    with transaction.atomic():
+        locked = Import.objects.select_for_update().get(pk=imp.pk)
+        if locked.parsing:
+            raise Conflict("The import is pending and its file is still being parsed.")
+        if locked.status != Import.Status.PENDING:
+            raise Conflict(
+                f"The import is {locked.status}: its configuration can change only while pending."
+            )
+        imp.configuration = configuration_merge(locked.configuration, changes)
+        if account is not ...:
+            imp.account = account
+        import_header_check(data_import=imp)
+        imp.parsing = background and imp.file_size > settings.IMPORT_SYNC_PARSE_BYTES
+        imp.save(update_fields=["configuration", "account", "parsing", "updated_at"])
+        if imp.parsing:
+            from imports.tasks import import_parse_task
+
+            pk = str(imp.pk)
+            transaction.on_commit(lambda: import_parse_task.delay(pk, False))
+        else:
+            import_rows_parse(data_import=imp)
+    return imp

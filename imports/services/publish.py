@@ -1,0 +1,225 @@
+"""Publish: every row of the import becomes a transaction in ONE database transaction, or none.
+
+The API moves the import pending/failed -> importing with a conditional UPDATE (so two
+publishes at once import once) and enqueues `import_publish_run`, which writes, verifies by
+readback and then runs the ledger hooks (balances and transfer matching) once per account."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import uuid
+from typing import Any
+
+from django.db import transaction
+from django.db.models import OuterRef, Subquery
+from django.utils import timezone
+
+from finance.api.errors import Conflict
+from finance.models import Account, Category, Tag, Transaction
+from finance.services.ledger import ledger_changed, merge_account_dates
+from imports.models import Import, ImportMapping, ImportRow
+from imports.services.dedup import IMPORT_SOURCE, import_duplicates_mark
+from imports.services.fastinsert import fast_insert
+from imports.services.parse import rows_accounts_resolve
+from imports.services.progress import progress_clear, progress_write
+from imports.services.stats import TO_CREATE, import_stats_refresh
+from imports.services.verify import expected_counts, household_counts, readback, readback_failed
+
+logger = logging.getLogger("imports")
+WRITE_BATCH = 5000
+TXN_FIELDS = (
+    "id",
+    "family",
+    "account",
+    "date",
+    "amount",
+    "currency",
+    "name",
+    "notes",
+    "external_id",
+    "source",
+    "category",
+    "import_id",
+)
+
+
+def import_blockers(*, data_import: Import) -> list[str]:
+    """Why the import is not publishable (empty: it is)."""
+    stats = data_import.stats or {}
+    out = []
+    if not data_import.file:
+        out.append("no file was uploaded")
+    if data_import.parsing:
+        out.append("the file is still being parsed")
+    if not stats.get("rows_count"):
+        out.append("the file has no rows")
+    if stats.get("invalid_rows_count"):
+        out.append(f"{stats['invalid_rows_count']} rows are invalid (fix or skip them)")
+    if stats.get("unassigned_account_mappings"):
+        out.append(f"{stats['unassigned_account_mappings']} account values are not mapped")
+    return out
+
+
+def import_publish(*, data_import: Import, enqueue: bool = True) -> Import:
+    imp = data_import
+    if imp.status not in Import.PUBLISHABLE_FROM:
+        raise Conflict(f"The import is {imp.status}: only a pending or failed import can publish.")
+    blockers = import_blockers(data_import=imp)
+    if blockers:
+        raise Conflict(f"The import is {imp.status} but not publishable: " + "; ".join(blockers))
+    moved = Import.objects.filter(pk=imp.pk, status__in=Import.PUBLISHABLE_FROM).update(
+        status=Import.Status.IMPORTING, error="", rows_processed=0, updated_at=timezone.now()
+    )
+    imp.refresh_from_db()
+    if not moved:
+        raise Conflict(f"The import is {imp.status}: only a pending or failed import can publish.")
+    progress_write(imp.pk, 0)
+    if enqueue:
+        from imports.tasks import import_publish_task
+
+        transaction.on_commit(lambda: import_publish_task.delay(str(imp.pk)))
+    return imp
+
+
+def _materialize_mappings(imp: Import) -> None:
+    """Create the records of "create new" mappings (or adopt one of the same name that appeared
+    since); remember those this import created, so that a revert can remove them."""
+    models: dict[str, Any] = {"category": Category, "tag": Tag, "account": Account}
+    for mapping in ImportMapping.objects.filter(
+        data_import=imp, target_id__isnull=True, create_new=True
+    ):
+        model = models[mapping.kind]
+        found = model.objects.filter(family=imp.family, name=mapping.value).first()
+        if found is not None:
+            ImportMapping.objects.filter(pk=mapping.pk).update(target_id=found.pk)
+            continue
+        extra = {"currency": imp.family.currency} if mapping.kind == "account" else {}
+        record = model.objects.create(family=imp.family, name=mapping.value, **extra)
+        ImportMapping.objects.filter(pk=mapping.pk).update(created_id=record.pk)
+
+
+def _targets(imp: Import, kind: str) -> dict[str, uuid.UUID | None]:
+    return {
+        value: target or created
+        for value, target, created in ImportMapping.objects.filter(
+            data_import=imp, kind=kind
+        ).values_list("value", "target_id", "created_id")
+    }
+
+
+def _write_transactions(imp: Import, on_progress: Any = None) -> dict[uuid.UUID, dt.date]:
+    categories = _targets(imp, "category")
+    tags = _targets(imp, "tag")
+    through = Transaction.tags.through
+    dates: dict[uuid.UUID, dt.date] = {}
+    rows = ImportRow.objects.filter(TO_CREATE, data_import=imp).order_by("id")
+    fields = (
+        "id",
+        "account_id",
+        "date",
+        "amount",
+        "currency",
+        "name",
+        "notes",
+        "category",
+        "tags",
+        "fingerprint",
+    )
+    last_id, done = 0, 0
+    while True:
+        chunk = list(rows.filter(id__gt=last_id).values_list(*fields)[:WRITE_BATCH])
+        if not chunk:
+            break
+        last_id = chunk[-1][0]
+        txns, links = [], []
+        for _, account_id, date, amount, currency, name, notes, category, row_tags, fp in chunk:
+            txn_id = uuid.uuid4()
+            txns.append(
+                (
+                    txn_id,
+                    imp.family_id,
+                    account_id,
+                    date,
+                    amount,
+                    currency,
+                    name,
+                    notes or None,
+                    fp,
+                    IMPORT_SOURCE,
+                    categories.get(category) if category else None,
+                    imp.pk,
+                )
+            )
+            for tag in row_tags:
+                if tags.get(tag):
+                    links.append((txn_id, tags[tag]))
+            if account_id not in dates or date < dates[account_id]:
+                dates[account_id] = date
+        fast_insert(Transaction, TXN_FIELDS, txns)
+        if links:
+            fast_insert(through, ("transaction", "tag"), links)
+        done += len(chunk)
+        progress_write(imp.pk, done)
+        if on_progress:
+            on_progress(done)
+    # Read back which transaction each row became (through the unique external id).
+    created = Transaction.objects.filter(
+        account_id=OuterRef("account_id"), source=IMPORT_SOURCE, external_id=OuterRef("fingerprint")
+    ).values("id")[:1]
+    ImportRow.objects.filter(TO_CREATE, data_import=imp).update(transaction_id=Subquery(created))
+    return dates
+
+
+def import_publish_run(*, import_id: uuid.UUID | str, on_progress: Any = None) -> str:
+    """The worker side of publish. Idempotent: runs only for an import in `importing`."""
+    imp = Import.objects.select_related("family", "account").filter(pk=import_id).first()
+    if imp is None or imp.status != Import.Status.IMPORTING:
+        return "skipped"
+    before = household_counts(family=imp.family)
+    expected: dict[str, int] = {}
+    try:
+        with transaction.atomic():
+            locked = Import.objects.select_for_update().filter(pk=imp.pk).first()
+            if locked is None or locked.status != Import.Status.IMPORTING:
+                return "skipped"
+            if Transaction.objects.filter(import_id=imp.pk).exists():
+                raise RuntimeError("transactions of this import already exist")
+            _materialize_mappings(imp)
+            rows_accounts_resolve(data_import=imp)
+            import_duplicates_mark(data_import=imp)
+            import_stats_refresh(data_import=imp)
+            expected = expected_counts(data_import=imp)
+            dates = _write_transactions(imp, on_progress)
+            processed = ImportRow.objects.filter(data_import=imp).count()
+            Import.objects.filter(pk=imp.pk).update(
+                status=Import.Status.COMPLETE,
+                rows_processed=processed,
+                published_at=timezone.now(),
+                updated_at=timezone.now(),
+            )
+    except Exception as exc:
+        logger.exception("import %s publish failed", imp.pk)
+        message = f"Publish failed, nothing was written: {exc.__class__.__name__}: {exc}"[:1000]
+        Import.objects.filter(pk=imp.pk, status=Import.Status.IMPORTING).update(
+            status=Import.Status.FAILED,
+            error=message,
+            verification={
+                "expected_record_counts": expected,
+                "readback": readback_failed(expected=expected, before=before, error=message),
+            },
+            updated_at=timezone.now(),
+        )
+        progress_clear(imp.pk)
+        return "failed"
+    progress_clear(imp.pk)
+    imp.refresh_from_db()
+    check = readback(data_import=imp, before=before, expected=expected)
+    Import.objects.filter(pk=imp.pk).update(
+        verification={"expected_record_counts": expected, "readback": check}
+    )
+    account_dates: dict[uuid.UUID, dt.date | None] = {}
+    for account_id, date in dates.items():
+        merge_account_dates(account_dates, account_id, date)
+    ledger_changed(family=imp.family, account_dates=account_dates)
+    return check["status"]

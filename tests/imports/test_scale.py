@@ -1,0 +1,87 @@
+"""Scale: the streamed, batched path end to end (small here; 1,000,000 rows behind `slow`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from finance.models import Transaction
+from imports.models import Import
+
+pytestmark = pytest.mark.django_db
+
+
+def test_bench_command_imports_verifies_and_queries_do_not_grow_per_row():
+    out = StringIO()
+    with CaptureQueriesContext(connection) as small:
+        call_command("import_bench", rows=2000, stdout=out)
+    figures = json.loads(out.getvalue())
+    assert figures["status"] == "complete" and figures["readback"] == "matched"
+    imp = Import.objects.get()
+    assert Transaction.objects.filter(import_id=imp.pk).count() == 2000
+    out = StringIO()
+    with CaptureQueriesContext(connection) as large:
+        call_command("import_bench", rows=12000, stdout=out)
+    # Six times the rows: only the batch count grows (one INSERT per 5,000 rows per table).
+    assert len(large.captured_queries) <= len(small.captured_queries) + 12
+
+
+def test_import_csv_command(alice, tmp_path):
+    account = alice.account(currency="EUR")
+    path = tmp_path / "bank.csv"
+    path.write_bytes("Datum;Name;Betrag\n01.02.2024;Bäcker;-3,20\n".encode("cp1252"))
+    out, err = StringIO(), StringIO()
+    call_command(
+        "import_csv",
+        str(path),
+        "--account",
+        str(account.pk),
+        "--date-col-label",
+        "Datum",
+        "--amount-col-label",
+        "Betrag",
+        "--date-format",
+        "%d.%m.%Y",
+        "--number-format",
+        "1.234,56",
+        stdout=out,
+        stderr=err,
+    )
+    assert "readback matched" in out.getvalue()
+    assert Transaction.objects.get(account=account).name == "Bäcker"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("IMPORT_BENCH_ROWS"), reason="set IMPORT_BENCH_ROWS=1000000")
+def test_million_rows_within_memory_bound(tmp_path):
+    """Runs `import_bench` in a fresh process on a fresh SQLite file and checks peak RSS."""
+    rows = int(os.environ["IMPORT_BENCH_ROWS"])
+    env = {
+        **os.environ,
+        "DATA_DIR": str(tmp_path),
+        "SQLITE_PATH": str(tmp_path / "db.sqlite3"),
+        "MEDIA_ROOT": str(tmp_path / "media"),
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
+    }
+    env.pop("DATABASE_URL", None)
+    manage = [sys.executable, "manage.py"]
+    subprocess.run([*manage, "migrate", "-v0"], env=env, check=True)
+    result = subprocess.run(
+        [*manage, "import_bench", "--rows", str(rows)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    figures = json.loads(result.stdout)
+    print(figures)
+    assert figures["readback"] == "matched"
+    assert figures["peak_rss_mb"] < 300
