@@ -187,9 +187,7 @@ class Transaction(models.Model):
         indexes = [
             # Each list filter has an index that also holds the list order, so a page never
             # sorts its matches and the count reads an index (bench/README.md).
-            models.Index(
-                fields=["family", "-date", "-created_at", "-id"], name="txn_family_order"
-            ),
+            models.Index(fields=["family", "-date", "-created_at", "-id"], name="txn_family_order"),
             models.Index(
                 fields=["family", "account", "-date", "-created_at", "-id"],
                 name="txn_family_account_order",
