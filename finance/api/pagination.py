@@ -39,11 +39,14 @@ class PageNumberPagination(pagination.BasePagination):
         self.page = _positive_int(request, "page", 1, maximum=MAX_PAGE)
         self.per_page = min(_positive_int(request, "per_page", DEFAULT_PER_PAGE), MAX_PER_PAGE)
         self.results_key = getattr(view, "results_key", None) or "results"
-        self.total_count = queryset.count()
         offset = (self.page - 1) * self.per_page
-        if offset >= self.total_count:
-            return []
-        return list(queryset[offset : offset + self.per_page])
+        rows = list(queryset[offset : offset + self.per_page])
+        if len(rows) < self.per_page and (rows or offset == 0):
+            # A short page is the last one: its rows give the count without a COUNT(*).
+            self.total_count = offset + len(rows)
+        else:
+            self.total_count = queryset.count()
+        return rows
 
     def pagination_meta(self) -> dict[str, int]:
         return {

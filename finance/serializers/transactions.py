@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from finance.api.errors import flatten_errors
 from finance.models import Transaction
 from finance.money import format_amount, to_minor_units
 from finance.serializers.fields import (
@@ -31,6 +32,7 @@ from finance.serializers.refs import (
 NATURES = ("income", "expense", "inflow", "outflow")
 NAME_OR_DESCRIPTION_REQUIRED = "This field is required (or send description)."
 SOURCE_NEEDS_EXTERNAL_ID = "source requires external_id."
+BULK_MAX_ITEMS = 1000
 
 
 class TransactionFieldsSerializer(serializers.Serializer):
@@ -95,6 +97,14 @@ class TransactionUpdateRequestSerializer(serializers.Serializer):
         ref_name = "TransactionUpdateRequest"
 
 
+def _tags(txn: Transaction) -> Any:
+    """The prefetched tags without building a related manager per row (a third of the cost)."""
+    cache = getattr(txn, "_prefetched_objects_cache", None)
+    if cache is not None and "tags" in cache:
+        return cache["tags"]
+    return txn.tags.all()
+
+
 class TransactionSerializer(serializers.Serializer):
     """The Transaction of the API document, plus `pending`, `kind`, `excluded` and minor units.
 
@@ -145,8 +155,88 @@ class TransactionSerializer(serializers.Serializer):
             "account": account_ref(txn.account),
             "category": category_ref(txn.category),
             "merchant": merchant_ref(txn.merchant),
-            "tags": [tag_ref(tag) for tag in txn.tags.all()],
+            "tags": [tag_ref(tag) for tag in _tags(txn)],
             "transfer": transfer_ref(txn),
             "created_at": iso_utc(txn.created_at),
             "updated_at": iso_utc(txn.updated_at),
         }
+
+
+class TransactionBulkRequestSerializer(serializers.Serializer):
+    """`{"transactions": [...]}`: each item is checked on its own (a bad item fails alone)."""
+
+    transactions = serializers.ListField(
+        child=serializers.JSONField(), allow_empty=False, max_length=BULK_MAX_ITEMS
+    )
+
+    class Meta:
+        ref_name = "TransactionBulkRequest"
+
+
+class TransactionBulkRequestDocSerializer(serializers.Serializer):
+    """What the OpenAPI document shows for the bulk request body."""
+
+    transactions = TransactionFieldsSerializer(many=True, min_length=1, max_length=BULK_MAX_ITEMS)
+
+    class Meta:
+        ref_name = "TransactionBulkRequestBody"
+
+
+def transaction_bulk_items_validate(items: list[Any]) -> list[dict[str, Any] | list[str]]:
+    """Each item's validated fields, or its "field: problem" messages (single-create rules).
+
+    One field set is built and reused for every item, as DRF's ListSerializer does."""
+    checker = TransactionFieldsSerializer()
+    out: list[dict[str, Any] | list[str]] = []
+    for item in items:
+        try:
+            out.append(checker.run_validation(item))
+        except serializers.ValidationError as exc:
+            out.append(flatten_errors(exc.detail))
+    return out
+
+
+class TransactionBulkResultSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=[201, 200, 422])
+    transaction = TransactionSerializer(allow_null=True)
+    errors = serializers.ListField(child=serializers.CharField(), allow_null=True)
+
+    class Meta:
+        ref_name = "TransactionBulkResult"
+
+
+class TransactionBulkSummarySerializer(serializers.Serializer):
+    created = serializers.IntegerField()
+    existing = serializers.IntegerField()
+    failed = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "TransactionBulkSummary"
+
+
+class TransactionBulkResponseSerializer(serializers.Serializer):
+    results = TransactionBulkResultSerializer(many=True)
+    summary = TransactionBulkSummarySerializer()
+
+    class Meta:
+        ref_name = "TransactionBulkResponse"
+
+
+def transaction_bulk_response(results: list[Any], loaded: dict[Any, Transaction]) -> dict[str, Any]:
+    """The bulk body: one result per item in order, then the counts."""
+    out = []
+    counts = {"created": 0, "existing": 0, "failed": 0}
+    to_json = TransactionSerializer().to_representation
+    for result in results:
+        txn = loaded.get(result.transaction.pk) if result.transaction is not None else None
+        out.append(
+            {
+                "index": result.index,
+                "status": result.status,
+                "transaction": to_json(txn) if txn is not None else None,
+                "errors": result.errors,
+            }
+        )
+        counts[{201: "created", 200: "existing"}.get(result.status, "failed")] += 1
+    return {"results": out, "summary": counts}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -34,39 +36,72 @@ class ResolvedRefs:
     tags: list[Tag] | None = None
 
 
-def transaction_refs_resolve(*, family: Family, data: dict[str, Any]) -> ResolvedRefs:
-    """Load the records a request names; any that is unknown or foreign is a 422 naming it."""
+@dataclass
+class RefIndex:
+    """The household's records named by a batch of requests, loaded in one query per kind."""
+
+    accounts: dict[uuid.UUID, Account] = dataclasses.field(default_factory=dict)
+    categories: dict[uuid.UUID, Category] = dataclasses.field(default_factory=dict)
+    merchants: dict[uuid.UUID, Merchant] = dataclasses.field(default_factory=dict)
+    tags: dict[uuid.UUID, Tag] = dataclasses.field(default_factory=dict)
+
+
+def transaction_refs_load(*, family: Family, items: Iterable[dict[str, Any]]) -> RefIndex:
+    """Load, for a whole batch, every account, category, merchant and tag the items name."""
+    wanted: dict[str, set[uuid.UUID]] = {k: set() for k in ("account", "category", "merchant")}
+    tag_ids: set[uuid.UUID] = set()
+    for data in items:
+        for kind in wanted:
+            if data.get(f"{kind}_id") is not None:
+                wanted[kind].add(data[f"{kind}_id"])
+        tag_ids.update(data.get("tag_ids") or ())
+    index = RefIndex()
+    for kind, model, target in (
+        ("account", Account, index.accounts),
+        ("category", Category, index.categories),
+        ("merchant", Merchant, index.merchants),
+    ):
+        if wanted[kind]:
+            target.update(
+                (o.pk, o) for o in model.objects.filter(family=family, pk__in=wanted[kind])
+            )
+    if tag_ids:
+        index.tags.update((t.pk, t) for t in Tag.objects.filter(family=family, pk__in=tag_ids))
+    return index
+
+
+def transaction_refs_pick(
+    *, index: RefIndex, data: dict[str, Any]
+) -> tuple[ResolvedRefs, list[str]]:
+    """The records one item names, and one "field: problem" per unknown or foreign id."""
     errors: list[str] = []
     refs = ResolvedRefs()
-    if data.get("account_id") is not None:
-        refs.account = Account.objects.filter(family=family, pk=data["account_id"]).first()
-        if refs.account is None:
-            errors.append(f"account_id: {NOT_IN_HOUSEHOLD}")
-    for field, model, attr in (
-        ("category_id", Category, "category"),
-        ("merchant_id", Merchant, "merchant"),
+    for kind, table in (
+        ("account", index.accounts),
+        ("category", index.categories),
+        ("merchant", index.merchants),
     ):
-        if data.get(field) is not None:
-            found = model.objects.filter(family=family, pk=data[field]).first()
+        if data.get(f"{kind}_id") is not None:
+            found = table.get(data[f"{kind}_id"])
             if found is None:
-                errors.append(f"{field}: {NOT_IN_HOUSEHOLD}")
-            setattr(refs, attr, found)
+                errors.append(f"{kind}_id: {NOT_IN_HOUSEHOLD}")
+            setattr(refs, kind, found)
     if "tag_ids" in data:
         wanted = list(dict.fromkeys(data["tag_ids"]))
-        refs.tags = list(Tag.objects.filter(family=family, pk__in=wanted))
-        missing = set(wanted) - {tag.pk for tag in refs.tags}
-        errors.extend(
-            f"tag_ids: {tag_id} {NOT_IN_HOUSEHOLD}" for tag_id in sorted(map(str, missing))
-        )
+        refs.tags = [index.tags[t] for t in wanted if t in index.tags]
+        missing = [t for t in wanted if t not in index.tags]
+        errors.extend(f"tag_ids: {t} {NOT_IN_HOUSEHOLD}" for t in sorted(map(str, missing)))
+    return refs, errors
+
+
+def transaction_refs_resolve(*, family: Family, data: dict[str, Any]) -> ResolvedRefs:
+    """Load the records a request names; any that is unknown or foreign is a 422 naming it."""
+    refs, errors = transaction_refs_pick(
+        index=transaction_refs_load(family=family, items=[data]), data=data
+    )
     if errors:
         raise ValidationFailed(errors)
     return refs
-
-
-def _existing(account: Account, source: str, external_id: str) -> Transaction | None:
-    return Transaction.objects.filter(
-        account=account, source=source, external_id=external_id
-    ).first()
 
 
 def transaction_build(*, family: Family, data: dict[str, Any], refs: ResolvedRefs) -> Transaction:
@@ -89,28 +124,81 @@ def transaction_build(*, family: Family, data: dict[str, Any], refs: ResolvedRef
     )
 
 
+IdempotencyKey = tuple[uuid.UUID, str, str]
+
+
+def _key(txn: Transaction) -> IdempotencyKey | None:
+    return (txn.account_id, txn.source, txn.external_id) if txn.external_id else None
+
+
+def _stored_by_key(keys: set[IdempotencyKey]) -> dict[IdempotencyKey, Transaction]:
+    if not keys:
+        return {}
+    candidates = Transaction.objects.filter(
+        account_id__in={k[0] for k in keys},
+        source__in={k[1] for k in keys},
+        external_id__in={k[2] for k in keys},
+    )
+    return {k: t for t in candidates if (k := _key(t)) in keys}
+
+
+def transactions_insert(
+    rows: Sequence[tuple[Transaction, list[Tag] | None]],
+) -> list[tuple[Transaction, bool]]:
+    """Insert built transactions; return (row, created) for each, in order.
+
+    Idempotent by (account, source, external_id): a key already stored, or seen earlier in
+    `rows`, yields the stored row with created=False. The database's unique constraint decides
+    (INSERT ... ON CONFLICT DO NOTHING, then a re-read), so racing writers never duplicate.
+    Call inside a transaction; the caller runs `ledger_changed` for the created rows."""
+    keyed = {key for txn, _tags in rows if (key := _key(txn)) is not None}
+    # Keys already stored are answered without an insert (the cheap path of a re-sync) ...
+    stored = _stored_by_key(keyed)
+    plain: list[Transaction] = []
+    keyed_new: list[Transaction] = []
+    inserted_keys: set[IdempotencyKey] = set()
+    for txn, _tags in rows:
+        key = _key(txn)
+        if key is None:
+            plain.append(txn)
+        elif key not in stored and key not in inserted_keys:
+            inserted_keys.add(key)
+            keyed_new.append(txn)
+    if plain:  # no key, no conflict to ignore: any error is a real one
+        Transaction.objects.bulk_create(plain)
+    if keyed_new:
+        Transaction.objects.bulk_create(keyed_new, ignore_conflicts=True)
+    # ... and the constraint decides the rest: re-read to learn who won each key.
+    stored.update(_stored_by_key(inserted_keys))
+    results: list[tuple[Transaction, bool]] = []
+    through: list[Any] = []
+    for txn, tags in rows:
+        key = _key(txn)
+        winner = stored.get(key) if key is not None else txn
+        if winner is None:  # pragma: no cover - the row was deleted between insert and re-read
+            raise IntegrityError(f"transaction {key} vanished during insert")
+        created = winner.pk == txn.pk
+        if created and tags:
+            through.extend(
+                Transaction.tags.through(transaction_id=txn.pk, tag_id=tag.pk) for tag in tags
+            )
+        results.append((txn if created else winner, created))
+    if through:
+        Transaction.tags.through.objects.bulk_create(through)
+    return results
+
+
 def transaction_create(*, family: Family, data: dict[str, Any]) -> tuple[Transaction, bool]:
     """Create a transaction, or return the existing one for its (account, source, external_id).
 
     Returns (transaction, created). The unique constraint decides between racing requests."""
     refs = transaction_refs_resolve(family=family, data=data)
     txn = transaction_build(family=family, data=data, refs=refs)
-    if txn.external_id:
-        existing = _existing(txn.account, txn.source, txn.external_id)
-        if existing is not None:
-            return existing, False
-    try:
-        with transaction.atomic():
-            txn.save(force_insert=True)
-            if refs.tags:
-                txn.tags.set(refs.tags)
+    with transaction.atomic():
+        [(txn, created)] = transactions_insert([(txn, refs.tags)])
+        if created:
             ledger_changed(family=family, account_dates={txn.account_id: txn.date})
-    except IntegrityError:
-        existing = _existing(txn.account, txn.source, txn.external_id) if txn.external_id else None
-        if existing is None:
-            raise
-        return existing, False
-    return txn, True
+    return txn, created
 
 
 _PLAIN_FIELDS = ("date", "name", "notes", "currency", "excluded")

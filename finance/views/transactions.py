@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
+from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -11,15 +12,21 @@ from finance.models import Transaction
 from finance.selectors.transactions import transaction_base_queryset, transaction_list
 from finance.serializers.common import DeletedSerializer, deleted_response
 from finance.serializers.transactions import (
+    TransactionBulkRequestDocSerializer,
+    TransactionBulkRequestSerializer,
+    TransactionBulkResponseSerializer,
     TransactionCreateRequestSerializer,
     TransactionSerializer,
     TransactionUpdateRequestSerializer,
+    transaction_bulk_items_validate,
+    transaction_bulk_response,
 )
 from finance.services.transactions import (
     transaction_create,
     transaction_delete,
     transaction_update,
 )
+from finance.services.transactions_bulk import transactions_bulk_create
 
 _LIST_PARAMS = [
     OpenApiParameter("account_id", str, description="uuid"),
@@ -69,6 +76,27 @@ class TransactionViewSet(FamilyViewSet):
             TransactionSerializer(self._reload(txn)).data,
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
+
+    @extend_schema(
+        request=TransactionBulkRequestDocSerializer,
+        responses={200: TransactionBulkResponseSerializer},
+        description=(
+            "Create up to 1,000 transactions, each under the rules of the single create. "
+            "Answers 200 with one result per item, in order: status 201 (created), 200 "
+            "(existing: same account, source and external_id, stored before or earlier in this "
+            "request) or 422 with that item's errors. A missing, empty or oversized "
+            "`transactions` list is a 422 for the whole request."
+        ),
+    )
+    @action(detail=False, methods=["post"], url_path="bulk")
+    def bulk(self, request: Request) -> Response:
+        body = TransactionBulkRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        items = transaction_bulk_items_validate(body.validated_data["transactions"])
+        results = transactions_bulk_create(family=self.family, items=items)
+        ids = [r.transaction.pk for r in results if r.transaction is not None]
+        loaded = {t.pk: t for t in self.get_queryset().filter(pk__in=ids)} if ids else {}
+        return Response(transaction_bulk_response(results, loaded))
 
     @extend_schema(request=TransactionUpdateRequestSerializer, responses=TransactionSerializer)
     def partial_update(self, request: Request, pk: str) -> Response:

@@ -87,3 +87,21 @@ def test_unrouted_writes_are_json_404_even_with_csrf_checks(alice):
     for method in ("post", "patch", "delete"):
         r = getattr(client, method)("/api/v1/nope/x", data="{}", content_type="application/json")
         assert_error(r, 404, "not_found")
+
+
+@pytest.mark.django_db
+def test_a_bug_answers_json_500_with_a_request_id_and_no_internals(alice, monkeypatch, caplog):
+    from django.test import Client
+
+    def boom(**kwargs):
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr("finance.views.transactions.transaction_list", boom)
+    client = Client(raise_request_exception=False, HTTP_X_API_KEY=alice.key)
+    r = client.get(URL)
+    assert r.status_code == 500
+    body = r.json()
+    assert body["error"] == "internal_error"
+    assert body["details"]["request_id"] == r["X-Request-Id"]
+    assert "secret internals" not in r.content.decode()
+    assert any(body["details"]["request_id"] in rec.getMessage() for rec in caplog.records)

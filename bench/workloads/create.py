@@ -1,0 +1,208 @@
+"""create: single POSTs from concurrent clients and bulk POSTs, through a real gunicorn server
+(one sync worker per core), against the ORM floor (the same rows via bulk_create)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
+from typing import Any
+
+import requests
+
+from bench.common import BASE_DIR, Report, household_create, latency_summary, percentile
+
+TARGET_BULK_RATIO = 2.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def gunicorn_start() -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    workers = os.cpu_count() or 1
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "gunicorn", "config.wsgi:application",
+            "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+            "--log-level", "warning", "--timeout", "120",
+        ],
+        cwd=BASE_DIR,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(f"{url}/healthz", timeout=2).status_code < 500:
+                return proc, url
+        except requests.RequestException:
+            time.sleep(0.2)
+    proc.terminate()
+    raise RuntimeError("gunicorn did not start")
+
+
+def item(hh: Any, i: int, tag: str) -> dict[str, Any]:
+    return {
+        "account_id": str(hh.accounts[i % len(hh.accounts)].pk),
+        "date": f"2025-{1 + i % 12:02d}-{1 + i % 28:02d}",
+        "amount": f"{(i % 5000) / 100 + 1:.2f}",
+        "name": f"Bench purchase {i}",
+        "category_id": str(hh.categories[i % len(hh.categories)].pk),
+        "external_id": f"{tag}-{i}" if i % 2 else None,
+    }
+
+
+def run_clients(fn: Any, jobs: list[Any], clients: int) -> tuple[float, list[float]]:
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=clients) as pool:
+        latencies = list(pool.map(fn, jobs))
+    return time.perf_counter() - start, latencies
+
+
+def orm_floor(hh: Any, rows: int, batch: int = 1000) -> float:
+    """Seconds to write `rows` transactions with Model.objects.bulk_create, `batch` per commit."""
+    from django.db import transaction
+
+    from finance.models import Transaction
+
+    start = time.perf_counter()
+    for offset in range(0, rows, batch):
+        objs = [
+            Transaction(
+                family=hh.family,
+                account=hh.accounts[i % len(hh.accounts)],
+                date=f"2025-{1 + i % 12:02d}-{1 + i % 28:02d}",
+                amount=Decimal(f"{(i % 5000) / 100 + 1:.2f}"),
+                currency="USD",
+                name=f"Floor purchase {i}",
+                category=hh.categories[i % len(hh.categories)],
+                external_id=f"floor-{i}" if i % 2 else None,
+                source="api" if i % 2 else None,
+            )
+            for i in range(offset, min(rows, offset + batch))
+        ]
+        with transaction.atomic():
+            Transaction.objects.bulk_create(objs)
+    return time.perf_counter() - start
+
+
+def run(*, full: bool, backend: str) -> Report:
+    singles = 5000 if full else 300
+    bulk_requests = 30 if full else 4
+    clients = 8
+    report = Report("create", backend, full)
+    hh = household_create("create")
+    proc, url = gunicorn_start()
+    headers = {"X-Api-Key": hh.key}
+    sessions: dict[int, requests.Session] = {}
+    run_tag = uuid.uuid4().hex[:6]
+
+    def session() -> requests.Session:
+        import threading
+
+        ident = threading.get_ident()
+        if ident not in sessions:
+            sessions[ident] = requests.Session()
+            sessions[ident].headers.update(headers)
+        return sessions[ident]
+
+    def single(i: int) -> float:
+        t0 = time.perf_counter()
+        r = session().post(
+            f"{url}/api/v1/transactions",
+            json={"transaction": item(hh, i, f"s{run_tag}")},
+            timeout=120,
+        )
+        assert r.status_code == 201, (r.status_code, r.text[:300])
+        return time.perf_counter() - t0
+
+    def bulk(n: int) -> float:
+        payload = {"transactions": [item(hh, n * 1000 + i, f"b{run_tag}") for i in range(1000)]}
+        t0 = time.perf_counter()
+        r = session().post(f"{url}/api/v1/transactions/bulk", json=payload, timeout=300)
+        assert r.status_code == 200 and r.json()["summary"]["created"] == 1000, r.text[:300]
+        return time.perf_counter() - t0
+
+    try:
+        single(-1)  # warm the workers
+        secs, lat = run_clients(single, list(range(singles)), clients)
+        s = latency_summary(lat)
+        report.add(
+            mode=f"single POST x{singles}", clients=clients, requests_per_s=round(singles / secs),
+            txns_per_s=round(singles / secs), p50_ms=s["p50_ms"], p99_ms=s["p99_ms"],
+        )  # fmt: skip
+        secs1, lat1 = run_clients(bulk, list(range(bulk_requests)), 1)
+        b1 = latency_summary(lat1)
+        report.add(
+            mode=f"bulk POST x{bulk_requests} (1000 each)", clients=1,
+            requests_per_s=round(bulk_requests / secs1, 2),
+            txns_per_s=round(bulk_requests * 1000 / secs1),
+            p50_ms=b1["p50_ms"], p99_ms=b1["p99_ms"],
+        )  # fmt: skip
+        secs2, lat2 = run_clients(bulk, list(range(bulk_requests, 2 * bulk_requests)), 2)
+        b2 = latency_summary(lat2)
+        report.add(
+            mode=f"bulk POST x{bulk_requests} (1000 each)", clients=2,
+            requests_per_s=round(bulk_requests / secs2, 2),
+            txns_per_s=round(bulk_requests * 1000 / secs2),
+            p50_ms=b2["p50_ms"], p99_ms=b2["p99_ms"],
+        )  # fmt: skip
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    # The same bulk requests in-process (no socket, no client threads): the server's own time.
+    from django.test import Client
+
+    local = Client()
+    local_lat = []
+    for n in range(2 * bulk_requests, 3 * bulk_requests):
+        payload = {"transactions": [item(hh, n * 1000 + i, f"l{run_tag}") for i in range(1000)]}
+        t0 = time.perf_counter()
+        r = local.post(
+            "/api/v1/transactions/bulk", payload, content_type="application/json",
+            HTTP_X_API_KEY=hh.key,
+        )  # fmt: skip
+        local_lat.append(time.perf_counter() - t0)
+        assert r.status_code == 200 and r.json()["summary"]["created"] == 1000
+    bl = latency_summary(local_lat)
+    report.add(
+        mode=f"bulk in-process x{bulk_requests} (1000 each)", clients=1,
+        requests_per_s=round(bulk_requests / sum(local_lat), 2),
+        txns_per_s=round(bulk_requests * 1000 / sum(local_lat)),
+        p50_ms=bl["p50_ms"], p99_ms=bl["p99_ms"],
+    )  # fmt: skip
+    floor_rows = bulk_requests * 1000
+    floor_secs = orm_floor(hh, floor_rows)
+    floor_per_1000 = floor_secs / (floor_rows / 1000)
+    report.add(
+        mode=f"ORM floor bulk_create x{floor_rows}", clients=1,
+        requests_per_s="", txns_per_s=round(floor_rows / floor_secs),
+        p50_ms=round(floor_per_1000 * 1000, 2), p99_ms="",
+    )  # fmt: skip
+    ratio = percentile(lat1, 50) / floor_per_1000
+    single_ratio = (singles / secs) and (floor_rows / floor_secs) / (singles / secs)
+    local_ratio = percentile(local_lat, 50) / floor_per_1000
+    report.extra = {
+        "bulk_vs_floor_ratio": round(ratio, 2),
+        "bulk_in_process_vs_floor_ratio": round(local_ratio, 2),
+        "single_vs_floor_ratio": round(single_ratio, 1),
+        "target_bulk_ratio": TARGET_BULK_RATIO,
+        "gunicorn_workers": os.cpu_count(),
+        "note": "ratio = bulk request p50 (1000 rows, 1 client) / ORM bulk_create time per 1000",
+    }
+    report.print_table(["mode", "clients", "requests_per_s", "txns_per_s", "p50_ms", "p99_ms"])
+    met = "yes" if ratio <= TARGET_BULK_RATIO else "NO"
+    print(
+        f"bulk create / ORM floor = {ratio:.2f} through gunicorn, {local_ratio:.2f} in-process"
+        f" (target <= {TARGET_BULK_RATIO}: {met}); "
+        f"single POSTs are {single_ratio:.0f}x slower per row than the floor"
+    )
+    return report

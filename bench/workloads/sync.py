@@ -1,0 +1,117 @@
+"""sync: the fake Lunch Flow server (real HTTP on 127.0.0.1, port 0) with 20 accounts x 5,000
+transactions over the last year: a first sync, a repeat with nothing changed (rows written must
+be 0), and one with 1% of the rows changed (within the re-sync window, so the sync can see them).
+
+The engine runs inline (`sync_request` + `sync_run`, as the providers tests do), not through
+the task queue, so the figures are the sync's own time."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import random
+import time
+from typing import Any
+
+from bench.common import Report, household_create, peak_rss_mb
+
+TARGET_RESYNC_SHARE = 0.10
+
+
+def _scenario(accounts: int, per_account: int) -> Any:
+    from providers.testing.lunchflow_server import Scenario
+
+    rng = random.Random(11)
+    today = dt.date.today()
+    scenario = Scenario()
+    for a in range(accounts):
+        acc = f"acc-{a}"
+        scenario.add_account(acc, f"Bench account {a}", currency="EUR", balance="1000.00")
+        for i in range(per_account):
+            scenario.add_transaction(
+                acc,
+                f"t-{a}-{i}",
+                (today - dt.timedelta(days=rng.randrange(360))).isoformat(),
+                f"{rng.randrange(-50000, 20000) / 100:.2f}",
+                description=f"Card payment {i % 300}",
+                merchant=f"Shop {i % 40}",
+            )
+    return scenario
+
+
+def _run_sync(connection: Any) -> tuple[float, Any]:
+    from django.db import transaction
+
+    from providers.services import sync_request
+    from providers.sync.engine import sync_run
+
+    start = time.perf_counter()
+    with transaction.atomic():
+        sync, created = sync_request(connection=connection)
+    assert created, "an earlier sync is still active"
+    sync = sync_run(sync_id=sync.pk)
+    return time.perf_counter() - start, sync
+
+
+def run(*, full: bool, backend: str) -> Report:
+    accounts, per_account = 20, 5000
+    report = Report("sync", backend, full)
+    if importlib.util.find_spec("providers.testing.lunchflow_server") is None:
+        report.add(step="all", seconds="", rows_written="", target="skipped: no providers app")
+        report.print_table(["step", "seconds", "rows_written", "target"])
+        return report
+    from django.conf import settings
+
+    from providers.services import connection_create
+    from providers.testing.lunchflow_server import FakeLunchFlow
+
+    scenario = _scenario(accounts, per_account)
+    server = FakeLunchFlow(scenario).start()
+    settings.LUNCHFLOW_BASE_URL = server.base_url
+    hh = household_create("sync", accounts=0, categories=0)
+    try:
+        connection, _ = connection_create(
+            family=hh.family, data={"provider": "lunchflow", "api_key": "test-key"}
+        )
+        steps = []
+        first, sync = _run_sync(connection)
+        steps.append(("first", first, sync))
+        again, sync = _run_sync(connection)
+        steps.append(("unchanged", again, sync))
+        # 1% of all rows change, picked among those inside the re-sync window.
+        window_start = dt.date.today() - dt.timedelta(days=settings.SYNC_OVERLAP_DAYS - 1)
+        recent = [
+            row
+            for rows in scenario.transactions.values()
+            for row in rows
+            if row["date"] >= window_start.isoformat()
+        ]
+        for row in random.Random(5).sample(recent, min(len(recent), accounts * per_account // 100)):
+            row["amount"] = f"{float(row['amount']) + 1:.2f}"
+        changed, sync = _run_sync(connection)
+        steps.append(("1% changed", changed, sync))
+    finally:
+        server.stop()
+    for name, seconds, sync in steps:
+        stats = sync.stats or {}
+        written = stats.get("transactions_added", 0) + stats.get("transactions_updated", 0)
+        target = ""
+        if name == "unchanged":
+            share = seconds / first
+            ok = share < TARGET_RESYNC_SHARE and written == 0
+            target = f"< 10% of first, 0 rows: {'yes' if ok else 'NO'} ({share:.1%})"
+        report.add(
+            step=name, status=sync.status, seconds=round(seconds, 2), rows_written=written,
+            unchanged=stats.get("transactions_unchanged", ""), peak_rss_mb=peak_rss_mb(),
+            target=target,
+        )  # fmt: skip
+    report.extra = {
+        "accounts": accounts,
+        "transactions_per_account": per_account,
+        "requests_to_fake_server": len(scenario.requests),
+        "note": "re-syncs fetch from the last window end minus SYNC_OVERLAP_DAYS",
+    }
+    report.print_table(
+        ["step", "status", "seconds", "rows_written", "unchanged", "peak_rss_mb", "target"]
+    )
+    return report
