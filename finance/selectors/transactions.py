@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from finance.api.filters import QueryFilters
-from finance.models import Family, Transaction
+from finance.models import Family, Merchant, Transaction
 
 TRANSACTION_TYPES = ("income", "expense")
 
@@ -71,9 +71,10 @@ def transaction_list(*, family: Family, params: Any) -> QuerySet[Transaction]:
     if pending is not None:
         qs = qs.filter(pending=pending)
     if search:
+        # All three conditions on the transaction row itself, so PostgreSQL can combine its
+        # trigram indexes (migration 0003) and the merchant index instead of scanning.
+        merchants = Merchant.objects.filter(family=family, name__icontains=search).values("id")
         qs = qs.filter(
-            Q(name__icontains=search)
-            | Q(notes__icontains=search)
-            | Q(merchant__name__icontains=search)
+            Q(name__icontains=search) | Q(notes__icontains=search) | Q(merchant_id__in=merchants)
         )
     return qs.order_by("-date", "-created_at", "-id")
