@@ -5,11 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
-from django.http import HttpRequest
+from django.contrib.admin.utils import unquote
+from django.http import HttpRequest, HttpResponse
 
 from finance.admin_base import HouseholdAdmin
+from finance.charts import line_chart
 from finance.models import Account
 from finance.money import format_amount
+from finance.selectors.account_page import account_page_context
 from finance.services.ledger import ledger_changed
 
 
@@ -26,6 +29,18 @@ class AccountAdmin(HouseholdAdmin):
         if family is not None:
             initial.setdefault("currency", family.currency)
         return initial
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
+    ) -> HttpResponse:
+        account = self.get_object(request, unquote(object_id))
+        if account is not None:
+            page = account_page_context(account=account)
+            page["balance_chart"] = line_chart(
+                page["balance_points"], currency=account.currency, label="daily balance"
+            )
+            extra_context = {**(extra_context or {}), **page}
+        return super().change_view(request, object_id, form_url, extra_context)
 
     @admin.display(description="balance", ordering="balance")
     def balance_display(self, obj: Account) -> str:

@@ -3,11 +3,14 @@ a "Sync now" action) and syncs. The credential is never shown."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, path, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
@@ -15,6 +18,8 @@ from django.views.decorators.http import require_POST
 from finance.admin_base import HouseholdAdmin, HouseholdRelatedFilter, scope_queryset
 from finance.api.errors import ValidationFailed
 from finance.models import Account
+from finance.selectors.account_page import account_latest_transactions, account_provider_link
+from finance.templatetags.finance_admin import money
 from providers.models import ProviderAccount, ProviderConnection, Sync
 from providers.services import account_sync_request, sync_request
 
@@ -70,22 +75,44 @@ class ProviderConnectionAdmin(HouseholdAdmin):
         return False  # connecting checks the credential with the provider: use the API
 
     def get_urls(self) -> list:
-        view = self.admin_site.admin_view(require_POST(self.account_sync_view))
+        sync = self.admin_site.admin_view(require_POST(self.account_sync_view))
+        status = self.admin_site.admin_view(self.account_sync_status_view)
         return [
-            path("account/<uuid:account_id>/sync/", view, name="providers_account_sync"),
+            path("account/<uuid:account_id>/sync/", sync, name="providers_account_sync"),
+            path(
+                "account/<uuid:account_id>/sync-status/",
+                status,
+                name="providers_account_sync_status",
+            ),
             *super().get_urls(),
         ]
 
-    def account_sync_view(self, request: HttpRequest, account_id: Any) -> HttpResponseRedirect:
-        """The account page's "Sync now": syncs the connection the account is linked to."""
+    def _account(self, request: HttpRequest, account_id: Any) -> Account:
         account = scope_queryset(Account.objects.all(), request).filter(pk=account_id).first()
         if account is None:
             raise Http404
+        return account
+
+    def account_sync_view(self, request: HttpRequest, account_id: Any) -> HttpResponse:
+        """The account page's "Sync now": syncs the connection the account is linked to.
+
+        Answers JSON to the page's script (Accept: application/json), else redirects back."""
+        account = self._account(request, account_id)
+        wants_json = "application/json" in request.headers.get("Accept", "")
+        if not self.has_change_permission(request) and not request.user.has_perm(
+            "finance.change_account"
+        ):
+            raise PermissionDenied
         try:
             sync = account_sync_request(account=account)
         except ValidationFailed:
-            self.message_user(request, "This account is not linked to a provider.", messages.ERROR)
+            message = "This account is not linked to a provider."
+            if wants_json:
+                return JsonResponse({"error": "validation_failed", "message": message}, status=422)
+            self.message_user(request, message, messages.ERROR)
         else:
+            if wants_json:
+                return JsonResponse(_sync_json(sync), status=202)
             self.message_user(request, f"Sync {sync.status} for {account}.", messages.SUCCESS)
         target = request.META.get("HTTP_REFERER", "")
         if not url_has_allowed_host_and_scheme(target, {request.get_host()}):
@@ -94,6 +121,46 @@ class ProviderConnectionAdmin(HouseholdAdmin):
             except NoReverseMatch:
                 target = reverse("admin:providers_providerconnection_changelist")
         return HttpResponseRedirect(target)
+
+    def account_sync_status_view(self, request: HttpRequest, account_id: Any) -> JsonResponse:
+        """The sync's progress for the account page: status, and once it has finished, the
+        account's refreshed balance and latest transactions."""
+        account = self._account(request, account_id)
+        link = account_provider_link(account=account)
+        if link is None:
+            raise Http404
+        syncs = Sync.objects.filter(connection_id=link.connection_id)
+        wanted = request.GET.get("sync", "")
+        sync = None
+        if wanted:
+            try:
+                sync = syncs.filter(pk=uuid.UUID(wanted)).first()
+            except ValueError:
+                sync = None
+        sync = sync or syncs.order_by("-created_at").first()
+        if sync is None:
+            raise Http404
+        body = _sync_json(sync)
+        if sync.status not in Sync.ACTIVE:
+            account.refresh_from_db()
+            body["balance_text"] = f"{account.currency} {money(account.balance, account.currency)}"
+            body["transactions_html"] = render_to_string(
+                "admin/finance/account/_latest_transactions.html",
+                {"latest_transactions": account_latest_transactions(account=account)},
+                request=request,
+            )
+        return JsonResponse(body)
+
+
+def _sync_json(sync: Sync) -> dict[str, Any]:
+    return {
+        "id": str(sync.pk),
+        "status": sync.status,
+        "started_at": sync.started_at.isoformat() if sync.started_at else None,
+        "finished_at": sync.finished_at.isoformat() if sync.finished_at else None,
+        "error": sync.error,
+        "stats": {k: v for k, v in (sync.stats or {}).items() if isinstance(v, int | float)},
+    }
 
 
 @admin.register(ProviderAccount)

@@ -67,14 +67,3 @@ def test_sync_now_action_and_account_button(alice, synced, django_capture_on_com
     latest = Sync.objects.first()
     assert latest.provider_account.account == account and latest.status == "completed"
     assert client.get(reverse("admin:providers_account_sync", args=[account.pk])).status_code == 405
-
-
-def test_account_page_tags_find_the_link_and_last_sync(alice, synced):
-    from django.template import Context, Template
-
-    account = Account.objects.get(family=alice.family)
-    rendered = Template(
-        "{% load provider_sync %}{% account_provider_link acc as link %}"
-        "{% account_last_sync link as last %}{{ link.upstream_id }} {{ last.status }}"
-    ).render(Context({"acc": account}))
-    assert rendered == "a1 completed"
