@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -58,6 +59,20 @@ class HouseholdAdmin(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return scope_queryset(super().get_queryset(request), request, self.family_path)
 
+    def get_list_display(self, request: HttpRequest) -> Any:
+        columns = list(super().get_list_display(request))
+        if is_staff_operator(request) and self._has_family_field() and "family" not in columns:
+            columns.append("family")  # staff see every household: say whose each row is
+        return columns
+
+    def get_list_filter(self, request: HttpRequest) -> Any:
+        filters = list(super().get_list_filter(request))
+        path = self.family_path or _family_path(self.model)
+        if is_staff_operator(request) and path and self.model is not Family:
+            household = type("HouseholdFilter", (HouseholdFilter,), {"family_path": path})
+            filters.insert(0, household)
+        return filters
+
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         field = super().formfield_for_foreignkey(db_field, request, **kwargs)
         if field is not None and hasattr(field, "queryset"):
@@ -102,3 +117,26 @@ class HouseholdRelatedFilter(admin.RelatedFieldListFilter):
     def field_choices(self, field: Any, request: HttpRequest, model_admin: Any) -> Any:
         qs = scope_queryset(field.related_model._default_manager.all(), request)
         return [(obj.pk, str(obj)) for obj in qs]
+
+
+class HouseholdFilter(admin.SimpleListFilter):
+    """Staff's filter by household; shows nothing to a household user (already scoped).
+
+    Subclass with `family_path` when the model reaches its household by another path."""
+
+    title = "household"
+    parameter_name = "household"
+    family_path = "family"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> Any:
+        if not is_staff_operator(request):
+            return []
+        return [(str(f.pk), f.name) for f in Family.objects.order_by("name")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        if self.value() and is_staff_operator(request):
+            try:
+                return queryset.filter(**{f"{self.family_path}__pk": self.value()})
+            except (ValueError, ValidationError):
+                return queryset.none()
+        return queryset

@@ -4,34 +4,138 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
-from finance.admin_base import HouseholdAdmin, HouseholdRelatedFilter
-from finance.models import Family, Transaction
-from finance.money import format_amount
+from finance.admin_base import HouseholdAdmin, HouseholdRelatedFilter, scope_queryset
+from finance.admin_transaction_list import (
+    DateRangeFilter,
+    TransactionActionForm,
+    TransactionListForm,
+)
+from finance.api.errors import ValidationFailed
+from finance.models import Category, Family, Tag, Transaction
 from finance.services.ledger import ledger_changed, merge_account_dates
+from finance.services.transactions_batch import (
+    transactions_categorise,
+    transactions_exclude,
+    transactions_tag,
+)
+from finance.templatetags.finance_admin import flow, flow_class
 
 
 @admin.register(Transaction)
 class TransactionAdmin(HouseholdAdmin):
-    list_display = ("date", "name", "amount_display", "account", "category", "kind", "pending")
+    list_display = (
+        "date",
+        "name_display",
+        "amount_display",
+        "account",
+        "category",
+        "tags_display",
+        "notes",
+    )
+    list_display_links = ("date", "name_display")
+    list_editable = ("category", "notes")
     list_filter = (
         ("account", HouseholdRelatedFilter),
-        "date",
+        ("date", DateRangeFilter),
         ("category", HouseholdRelatedFilter),
+        ("tags", HouseholdRelatedFilter),
         "pending",
+        "excluded",
     )
-    search_fields = ("name",)
+    search_fields = ("name", "notes", "merchant__name")
     date_hierarchy = "date"
     autocomplete_fields = ("account", "category", "merchant", "tags")
-    list_select_related = ("account", "category")
+    list_select_related = ("account", "category", "family")
     readonly_fields = ("provider_snapshot", "import_id", "created_at", "updated_at")
+    action_form = TransactionActionForm
+    actions = ("categorise_selected", "tag_selected", "exclude_selected", "include_selected")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).prefetch_related("tags")
+
+    @admin.display(description="name", ordering="name")
+    def name_display(self, obj: Transaction) -> str:
+        badges = ""
+        if obj.pending:
+            badges += ' <span class="pf-badge pf-badge-pending">Pending</span>'
+        if obj.excluded:
+            badges += ' <span class="pf-badge pf-badge-muted">Excluded</span>'
+        return format_html("{}{}", obj.name or "(no name)", mark_safe(badges))  # noqa: S308
 
     @admin.display(description="amount", ordering="amount")
     def amount_display(self, obj: Transaction) -> str:
-        return f"{format_amount(obj.amount, obj.currency)} {obj.currency}"
+        return format_html('<span class="{}">{}</span>', flow_class(obj), flow(obj))
+
+    @admin.display(description="tags")
+    def tags_display(self, obj: Transaction) -> str:
+        return ", ".join(tag.name for tag in obj.tags.all())
+
+    def get_changelist_form(self, request: HttpRequest, **kwargs: Any) -> Any:
+        kwargs.setdefault("form", TransactionListForm)
+        return super().get_changelist_form(request, **kwargs)
+
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> Any:
+        response = super().changelist_view(request, extra_context)
+        action_form = getattr(response, "context_data", {}).get("action_form")
+        if action_form is not None:  # offer only the household's categories and tags
+            for name, model in (("category", Category), ("tag", Tag)):
+                action_form.fields[name].queryset = scope_queryset(
+                    model.objects.order_by("name"), request
+                )
+        return response
+
+    def _apply(self, request: HttpRequest, queryset: QuerySet, service: Any, **kwargs: Any) -> None:
+        try:
+            count = service(transactions=queryset, **kwargs)
+        except ValidationFailed as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+        else:
+            self.message_user(request, f"{count} transaction(s) updated.", messages.SUCCESS)
+
+    def _chosen(self, request: HttpRequest, model: type, field: str) -> Any:
+        value = request.POST.get(field) or None
+        if value is None:
+            return None
+        try:
+            chosen = scope_queryset(model.objects.filter(pk=value), request).first()
+        except (ValueError, DjangoValidationError):
+            chosen = None
+        if chosen is None:
+            raise ValidationFailed([f"{field}: not found"])
+        return chosen
+
+    @admin.action(description="Categorise selected (choose the category)", permissions=["change"])
+    def categorise_selected(self, request: HttpRequest, queryset: QuerySet) -> None:
+        try:
+            category = self._chosen(request, Category, "category")
+        except ValidationFailed as exc:
+            return self.message_user(request, exc.message, messages.ERROR)
+        self._apply(request, queryset, transactions_categorise, category=category)
+
+    @admin.action(description="Tag selected (choose the tag)", permissions=["change"])
+    def tag_selected(self, request: HttpRequest, queryset: QuerySet) -> None:
+        try:
+            tag = self._chosen(request, Tag, "tag")
+        except ValidationFailed as exc:
+            return self.message_user(request, exc.message, messages.ERROR)
+        if tag is None:
+            return self.message_user(request, "Choose a tag to add.", messages.ERROR)
+        self._apply(request, queryset, transactions_tag, tag=tag)
+
+    @admin.action(description="Exclude selected from balances and reports", permissions=["change"])
+    def exclude_selected(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._apply(request, queryset, transactions_exclude, excluded=True)
+
+    @admin.action(description="Include selected again", permissions=["change"])
+    def include_selected(self, request: HttpRequest, queryset: QuerySet) -> None:
+        self._apply(request, queryset, transactions_exclude, excluded=False)
 
     def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
         initial = super().get_changeform_initial_data(request)

@@ -49,3 +49,9 @@ def test_sync_now_shows_pending_then_posted(page, live_server, lunchflow):  # no
     row = page.locator("tr.pf-tx", has_text="Corner bakery")
     assert row.count() == 1 and row.locator(".pf-badge-pending").count() == 0
     shot(page, "account-page-posted")
+
+    page.click("text=all of them")
+    page.wait_for_load_state()
+    assert page.locator("#result_list tbody tr").count() == 2
+    assert "Corner bakery" in page.locator("#result_list").inner_text()
+    shot(page, "transactions-list-for-account")

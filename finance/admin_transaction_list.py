@@ -1,0 +1,98 @@
+"""Parts of the transactions list in the admin: the date range filter, the bulk action form and
+the inline-edit form."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+from django.contrib.admin.helpers import ActionForm
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from finance.models import Category, Tag, Transaction
+
+
+class DateRangeFilter(admin.FieldListFilter):
+    """From/to dates (inclusive), either optional, as two date inputs."""
+
+    template = "admin/finance/transaction/date_range_filter.html"
+
+    def __init__(self, field: Any, request: HttpRequest, params: Any, model: Any, model_admin: Any,
+                 field_path: str) -> None:  # fmt: skip
+        self.gte = f"{field_path}__gte"
+        self.lte = f"{field_path}__lte"
+        super().__init__(field, request, params, model, model_admin, field_path)
+        for name in (self.gte, self.lte):
+            value = params.pop(name, None) or self.used_parameters.get(name)
+            if isinstance(value, list):
+                value = value[-1] if value else None
+            if value:
+                self.used_parameters[name] = str(value)
+            else:
+                self.used_parameters.pop(name, None)
+        self.title = "date range"
+
+    def expected_parameters(self) -> list[str]:
+        return [self.gte, self.lte]
+
+    def has_output(self) -> bool:
+        return True
+
+    def _date(self, name: str) -> dt.date | None:
+        try:
+            return dt.date.fromisoformat(self.used_parameters.get(name, ""))
+        except ValueError:
+            return None
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        start, end = self._date(self.gte), self._date(self.lte)
+        if start:
+            queryset = queryset.filter(**{self.gte: start})
+        if end:
+            queryset = queryset.filter(**{self.lte: end})
+        return queryset
+
+    def choices(self, changelist: Any) -> Any:
+        mine = {self.gte, self.lte}
+        yield {
+            "gte_name": self.gte,
+            "lte_name": self.lte,
+            "gte": self.used_parameters.get(self.gte, ""),
+            "lte": self.used_parameters.get(self.lte, ""),
+            "hidden": [
+                (key, value)
+                for key, values in changelist.params.items()
+                if key not in mine and key != "p"
+                for value in (values if isinstance(values, list) else [values])
+            ],
+            "clear_url": changelist.get_query_string(remove=[self.gte, self.lte, "p"]),
+            "active": bool(mine & set(self.used_parameters)),
+        }
+
+
+class TransactionActionForm(ActionForm):
+    """The bulk actions' parameters; the choices shown are narrowed to the household's own in
+    the changelist view, and the actions check the household again."""
+
+    category = forms.ModelChoiceField(
+        queryset=Category.objects.all(), required=False, empty_label="(category)"
+    )
+    tag = forms.ModelChoiceField(queryset=Tag.objects.all(), required=False, empty_label="(tag)")
+
+
+class TransactionListForm(forms.ModelForm):
+    """Inline edit of category and notes: the category must be the transaction's household's."""
+
+    class Meta:
+        model = Transaction
+        fields = ("category", "notes")
+        widgets = {"notes": forms.TextInput(attrs={"size": 24})}
+
+    def clean_category(self) -> Category | None:
+        category = self.cleaned_data.get("category")
+        if category is not None and category.family_id != self.instance.family_id:
+            raise forms.ValidationError("This category belongs to another household.")
+        return category
