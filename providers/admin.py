@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
@@ -20,35 +21,15 @@ from finance.api.errors import ValidationFailed
 from finance.models import Account
 from finance.selectors.account_page import account_latest_transactions, account_provider_link
 from finance.templatetags.finance_admin import money
+from providers.admin_views import (
+    connection_add,
+    connection_link,
+    connection_page_context,
+    connection_reconnect_view,
+    connection_sync,
+)
 from providers.models import ProviderAccount, ProviderConnection, Sync
 from providers.services import account_sync_request, sync_request
-
-
-class ProviderAccountInline(admin.TabularInline):
-    model = ProviderAccount
-    extra = 0
-    can_delete = False
-    fields = ("name", "upstream_id", "currency", "institution_name", "account", "skipped")
-    readonly_fields = ("name", "upstream_id", "currency", "institution_name")
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
-        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
-        if field is not None and hasattr(field, "queryset"):
-            field.queryset = scope_queryset(field.queryset, request)
-        return field
-
-
-class SyncInline(admin.TabularInline):
-    model = Sync
-    extra = 0
-    can_delete = False
-    max_num = 0
-    fields = ("status", "started_at", "finished_at", "error", "stats")
-    readonly_fields = fields
-    ordering = ("-created_at",)
 
 
 @admin.action(description="Sync now")
@@ -68,16 +49,51 @@ class ProviderConnectionAdmin(HouseholdAdmin):
     list_filter = ("provider", "status")
     fields = ("provider", "name", "status", "error", "last_synced_at", "daily_request_count")
     readonly_fields = ("provider", "status", "error", "last_synced_at", "daily_request_count")
-    inlines = [ProviderAccountInline, SyncInline]
     actions = [sync_now]
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # connecting checks the credential with the provider: use the API
+    def add_view(self, request: HttpRequest, form_url: str = "", extra_context: Any = None) -> Any:
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        return connection_add(self, request)
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
+    ) -> Any:
+        connection = self.get_object(request, unquote(object_id))
+        if connection is not None:
+            extra_context = {
+                **(extra_context or {}),
+                **connection_page_context(connection, request),
+            }
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def _own_view(self, view: Any, post_only: bool = True) -> Any:
+        def wrapped(request: HttpRequest, object_id: Any) -> Any:
+            if not self.has_change_permission(request):
+                raise PermissionDenied
+            return view(self, request, object_id)
+
+        return self.admin_site.admin_view(require_POST(wrapped) if post_only else wrapped)
 
     def get_urls(self) -> list:
         sync = self.admin_site.admin_view(require_POST(self.account_sync_view))
         status = self.admin_site.admin_view(self.account_sync_status_view)
         return [
+            path(
+                "<uuid:object_id>/link/",
+                self._own_view(connection_link),
+                name="providers_connection_link",
+            ),
+            path(
+                "<uuid:object_id>/sync-now/",
+                self._own_view(connection_sync),
+                name="providers_connection_sync",
+            ),
+            path(
+                "<uuid:object_id>/reconnect/",
+                self._own_view(connection_reconnect_view, post_only=False),
+                name="providers_connection_reconnect",
+            ),
             path("account/<uuid:account_id>/sync/", sync, name="providers_account_sync"),
             path(
                 "account/<uuid:account_id>/sync-status/",
