@@ -6,23 +6,28 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import path
+from django.views.decorators.http import require_POST
 
 from finance.admin_base import HouseholdAdmin
 from finance.api.errors import ApiError
-from imports.models import Import, ImportMapping, ImportRow
+from imports.admin_views import (
+    import_configure_save,
+    import_mappings_save,
+    import_publish_view,
+    import_revert_view,
+    import_skip_invalid,
+    import_status,
+    import_upload,
+    review_context,
+)
+from imports.models import Import, ImportRow
 from imports.services.publish import import_publish
 from imports.services.revert import import_revert
-
-
-class ImportMappingInline(admin.TabularInline):
-    model = ImportMapping
-    extra = 0
-    can_delete = False
-    fields = ("kind", "value", "target_id", "create_new", "created_id", "rows_count")
-    readonly_fields = ("kind", "value", "created_id", "rows_count")
-    show_change_link = False
 
 
 @admin.register(Import)
@@ -39,25 +44,20 @@ class ImportAdmin(HouseholdAdmin):
     )
     list_filter = ("status", "type")
     search_fields = ("original_filename", "id")
-    readonly_fields = (
-        "type",
+    fields = (
+        "account",
         "status",
-        "file",
         "original_filename",
         "file_size",
         "encoding",
         "headers",
-        "stats",
-        "verification",
+        "configuration",
         "error",
-        "rows_processed",
         "published_at",
         "reverted_at",
         "created_at",
-        "updated_at",
     )
-    fields = ("account", "configuration", *readonly_fields)
-    inlines = [ImportMappingInline]
+    readonly_fields = fields  # every change goes through the wizard's services
     actions = ["publish_selected", "revert_selected"]
 
     @admin.display(description="rows")
@@ -76,8 +76,46 @@ class ImportAdmin(HouseholdAdmin):
     def readback(self, obj: Import) -> str:
         return ((obj.verification or {}).get("readback") or {}).get("status", "not_verified")
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # uploads go through the API or `manage.py import_csv`
+    def add_view(self, request: HttpRequest, form_url: str = "", extra_context: Any = None) -> Any:
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        return import_upload(self, request)
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
+    ) -> Any:
+        imp = self.get_object(request, unquote(object_id))
+        if imp is not None:
+            extra_context = {**(extra_context or {}), **review_context(imp, request)}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def _own_view(self, view: Any, post_only: bool = True) -> Any:
+        def wrapped(request: HttpRequest, object_id: Any) -> Any:
+            allowed = self.has_change_permission if post_only else self.has_view_permission
+            if not allowed(request):
+                raise PermissionDenied
+            return view(self, request, object_id)
+
+        return self.admin_site.admin_view(require_POST(wrapped) if post_only else wrapped)
+
+    def get_urls(self) -> list:
+        own = [
+            ("mappings", import_mappings_save, True),
+            ("configure", import_configure_save, True),
+            ("skip-invalid", import_skip_invalid, True),
+            ("publish", import_publish_view, True),
+            ("revert", import_revert_view, True),
+            ("status", import_status, False),
+        ]
+        routes = [
+            path(
+                f"<uuid:object_id>/{name}/",
+                self._own_view(view, post_only),
+                name=f"imports_import_{name.replace('-', '_')}",
+            )
+            for name, view, post_only in own
+        ]
+        return [*routes, *super().get_urls()]
 
     def _run(self, request: HttpRequest, queryset: QuerySet, service: Any, verb: str) -> None:
         for imp in queryset:

@@ -37,8 +37,9 @@ class ConnectionAddForm(forms.Form):
         widget=forms.PasswordInput(attrs={"autocomplete": "off"}),
     )
     name = forms.CharField(required=False, max_length=255, label="Name (optional)")
-    family = forms.ModelChoiceField(queryset=Family.objects.order_by("name"), required=False,
-                                    label="Household")  # fmt: skip
+    family = forms.ModelChoiceField(
+        queryset=Family.objects.order_by("name"), required=False, label="Household"
+    )
 
     def __init__(self, *args: Any, staff: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -88,8 +89,13 @@ def connection_add(admin: Any, request: HttpRequest) -> HttpResponse:
             found = connection.accounts.count()
             messages.success(request, f"Connected: {found} account(s) found. Link them below.")
             return HttpResponseRedirect(_change_url(connection))
-    return _render(request, admin, "admin/providers/providerconnection/add.html", form=form,
-                   title="Add a bank connection")  # fmt: skip
+    return _render(
+        request,
+        admin,
+        "admin/providers/providerconnection/add.html",
+        form=form,
+        title="Add a bank connection",
+    )
 
 
 def connection_reconnect_view(admin: Any, request: HttpRequest, object_id: Any) -> HttpResponse:
@@ -109,8 +115,14 @@ def connection_reconnect_view(admin: Any, request: HttpRequest, object_id: Any) 
         else:
             messages.success(request, "Reconnected: every account link was kept.")
             return HttpResponseRedirect(_change_url(connection))
-    return _render(request, admin, "admin/providers/providerconnection/reconnect.html",
-                   form=form, original=connection, title=f"Reconnect {connection}")  # fmt: skip
+    return _render(
+        request,
+        admin,
+        "admin/providers/providerconnection/reconnect.html",
+        form=form,
+        original=connection,
+        title=f"Reconnect {connection}",
+    )
 
 
 def connection_link(admin: Any, request: HttpRequest, object_id: Any) -> HttpResponse:

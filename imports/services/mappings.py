@@ -83,3 +83,16 @@ def import_row_update(*, data_import: Import, row: ImportRow, data: dict[str, An
         import_stats_refresh(data_import=imp)
     row.refresh_from_db()
     return row
+
+
+def import_rows_skip_invalid(*, data_import: Import) -> int:
+    """Leave every invalid row out at once (the wizard's "skip invalid rows")."""
+    with transaction.atomic():
+        imp = Import.objects.select_for_update().get(pk=data_import.pk)
+        _require_pending(imp, "rows")
+        count = ImportRow.objects.filter(data_import=imp, valid=False, skipped=False).update(
+            skipped=True
+        )
+        import_duplicates_mark(data_import=imp)
+        import_stats_refresh(data_import=imp)
+    return count

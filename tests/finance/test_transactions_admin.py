@@ -45,10 +45,15 @@ def ledger(alice):
             account=checking, name="Salary", amount=Decimal("-2500"), date=D + dt.timedelta(5)
         ),
         "Pizza": TransactionFactory(
-            account=card, name="Pizza", amount=Decimal("21.5"), date=D + dt.timedelta(10),
-            category=food, pending=True, notes="friday",
+            account=card,
+            name="Pizza",
+            amount=Decimal("21.5"),
+            date=D + dt.timedelta(10),
+            category=food,
+            pending=True,
+            notes="friday",
         ),
-    }  # fmt: skip
+    }
     rows["Pizza"].tags.add(trip)
     ledger_changed(family=alice.family, account_dates={checking.pk: None, card.pk: None})
     return {"checking": checking, "card": card, "food": food, "trip": trip, **rows}
