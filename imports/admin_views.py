@@ -99,6 +99,10 @@ def review_context(imp: Import, request: HttpRequest) -> dict[str, Any]:
         "can_revert": imp.status in Import.REVERTABLE_FROM,
         "busy": imp.parsing or imp.status in (Import.Status.IMPORTING, Import.Status.REVERTING),
         "CREATE_NEW": CREATE_NEW,
+        "import_currency": imp.account.currency if imp.account_id else imp.family.currency,
+        "show_save": False,  # every change goes through the wizard's own buttons
+        "show_save_and_continue": False,
+        "show_save_and_add_another": False,
     }
 
 

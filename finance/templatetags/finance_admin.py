@@ -37,3 +37,9 @@ def flow_class(obj: Any) -> str:
 def money(amount: Decimal, currency: str) -> str:
     """`{{ account.balance|money:account.currency }}`: "1,234.56"."""
     return f"{quantize(amount, currency):,f}"
+
+
+@register.filter
+def flow_amount(amount: Decimal | None, currency: str) -> str:
+    """`{{ row.amount|flow_amount:"EUR" }}`: a ledger amount signed as people read it."""
+    return "" if amount is None else flow_text(amount, currency or "USD")

@@ -1,0 +1,83 @@
+"""The import wizard in a real browser: upload, see the rows with the error, resolve a mapping,
+skip the invalid row, publish, read the readback, see the transactions, revert."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+
+from finance.models import Transaction
+from finance.services.households import household_permissions_grant
+from imports.models import Import
+from tests.browser.conftest import login, shot
+from tests.factories import AccountFactory, CategoryFactory, UserFactory
+
+CSV = (
+    "date,name,amount,category\n"
+    "2026-03-01,Bakery,-4.50,Food\n"
+    "2026-03-02,Salary,2500.00,Income\n"
+    "2026-03-03,Broken row,not-a-number,Food\n"
+    "2026-03-05,Cinema,-12.00,Fun\n"
+)
+
+
+@pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path) -> None:
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_import_from_upload_to_revert(page, live_server, tmp_path):
+    user = UserFactory(email="alice@example.com", family__name="Alice household")
+    household_permissions_grant(user=user)
+    account = AccountFactory(family=user.family, name="Everyday", currency="USD")
+    groceries = CategoryFactory(family=user.family, name="Groceries")
+    csv_path = tmp_path / "bank-export.csv"
+    csv_path.write_text(CSV)
+
+    login(page, live_server, user.email)
+    page.goto(f"{live_server.url}{reverse('admin:imports_import_add')}")
+    page.set_input_files("#id_file", str(csv_path))
+    page.select_option("#id_account", str(account.pk))
+    shot(page, "import-1-upload")
+    page.click("#upload")
+    page.wait_for_selector("#import-review")
+    assert page.locator("#invalid-count").inner_text() == "1"
+    assert "Broken row" in page.locator("#import-rows").inner_text()
+    assert page.locator("#publish").is_disabled()
+    shot(page, "import-2-review")
+
+    page.select_option("select[data-value='Food']", str(groceries.pk))
+    page.click("#save-mappings")
+    page.wait_for_selector("text=Mappings saved.")
+    page.click("#skip-invalid")
+    page.wait_for_selector("text=Invalid rows skipped.")
+    assert page.locator("#to-create").inner_text() == "3"
+    shot(page, "import-3-ready")
+
+    page.click("#publish")
+    page.wait_for_selector("#readback-status:has-text('matched')")
+    assert page.locator("#import-status").inner_text() == "complete"
+    shot(page, "import-4-published")
+    imp = Import.objects.get(family=user.family)
+    assert Transaction.objects.filter(import_id=imp.pk).count() == 3
+    assert Transaction.objects.get(name="Bakery").category == groceries
+
+    page.goto(f"{live_server.url}{reverse('admin:finance_account_change', args=[account.pk])}")
+    assert "Cinema" in page.locator("#latest-transactions").inner_text()
+    account.refresh_from_db()
+    assert account.balance == Decimal("2483.50")
+    shot(page, "import-5-account")
+
+    page.goto(f"{live_server.url}{reverse('admin:imports_import_change', args=[imp.pk])}")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#revert")
+    page.wait_for_selector("text=Revert started.")
+    page.wait_for_selector("#import-status:has-text('pending')")
+    shot(page, "import-6-reverted")
+    assert not Transaction.objects.filter(import_id=imp.pk).exists()
+    page.goto(f"{live_server.url}{reverse('admin:finance_account_change', args=[account.pk])}")
+    assert "Cinema" not in page.locator("#latest-transactions").inner_text()
