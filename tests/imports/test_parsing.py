@@ -169,6 +169,9 @@ def test_csv_roundtrip_any_cells(rows, sep, encoding):
             assume(False)
         except UnicodeDecodeError:
             pass
+        # 1252 wins only where it is plausible: at most a fifth of the bytes above 0x7F (more
+        # is what Cyrillic or Greek code pages look like, and then the guesser decides).
+        assume(sum(b >= 0x80 for b in data) <= len(data) * 0.2)
     reader = open_csv(io.BytesIO(data), separator=sep)
     assert reader.headers == ["date", "name", "amount"]
     expected = [r for r in rows if any(c.strip() for c in r)]
