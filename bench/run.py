@@ -88,7 +88,17 @@ def child(name: str, backend: str, full: bool) -> None:
     from bench.common import django_setup
 
     django_setup()
-    report = workload(name)(full=full, backend=backend)
+    if os.environ.get("BENCH_PROFILE"):
+        import cProfile
+
+        profile_path = BASE_DIR / "bench" / "results" / f"{name}-{backend}.prof"
+        profile_path.parent.mkdir(exist_ok=True)
+        with cProfile.Profile() as profiler:
+            report = workload(name)(full=full, backend=backend)
+        profiler.dump_stats(profile_path)
+        print(f"-> {profile_path.relative_to(BASE_DIR)} (cProfile)", flush=True)
+    else:
+        report = workload(name)(full=full, backend=backend)
     path = report.write()
     print(f"-> {path.relative_to(BASE_DIR)}", flush=True)
 

@@ -102,10 +102,12 @@ def _candidates(
 ) -> list[tuple[Leg, Leg]]:
     """Possible (outflow, inflow) pairs with a leg in the touched accounts, best first.
     `window` bounds the touched legs' dates (inclusive) so memory stays bounded."""
-    touched_qs = Transaction.objects.filter(family=family).filter(_touched_q(account_ids, since))
+    touched_q = _touched_q(account_ids, since)
     if window is not None:
-        touched_qs = touched_qs.filter(date__gte=window[0], date__lte=window[1])
-    touched = _legs(unpaired(touched_qs).exclude(amount=0))
+        touched_q &= Q(date__gte=window[0], date__lte=window[1])
+    touched = _legs(
+        unpaired(Transaction.objects.filter(family=family).filter(touched_q)).exclude(amount=0)
+    )
     if not touched:
         return []
     window = dt.timedelta(days=MAX_DAYS_APART)
@@ -113,7 +115,11 @@ def _candidates(
     high = max(t.date for t in touched) + window
     amounts = sorted({abs(t.amount) for t in touched})
     others: dict[uuid.UUID, Leg] = {t.pk: t for t in touched}
-    qs = unpaired(Transaction.objects.filter(family=family, date__gte=low, date__lte=high))
+    # The touched legs are in hand: read only the others (an import's own rows, a whole
+    # window of them, are most of what the date range holds).
+    qs = unpaired(Transaction.objects.filter(family=family, date__gte=low, date__lte=high)).exclude(
+        touched_q
+    )
     if len(amounts) <= _CHUNK:
         # Few amounts: ask for them; many (an import): reading the whole window is cheaper.
         qs = qs.filter(Q(amount__in=amounts) | Q(amount__in=[-a for a in amounts]))
@@ -315,6 +321,20 @@ def transfers_match(
     ).aggregate(low=Min("date"), high=Max("date"))
     if bounds["low"] is None:
         return 0
+    margin = dt.timedelta(days=MAX_DAYS_APART)
+    accounts_in_range = (
+        unpaired(
+            Transaction.objects.filter(
+                family=family, date__gte=bounds["low"] - margin, date__lte=bounds["high"] + margin
+            )
+        )
+        .exclude(amount=0)
+        .values_list("account_id", flat=True)
+        .distinct()
+        .order_by()
+    )
+    if len(accounts_in_range[:2]) < 2:
+        return 0  # a pair needs two accounts (an import into a household's only busy account)
     # Touched legs are read a window of days at a time (an import of a million rows must not
     # hold them all in memory). Pairs of one window are written before the next is read, so a
     # later window never sees them as free.

@@ -420,3 +420,44 @@ def test_oversized_upload_is_413(alice, settings):
     resp = upload(alice.client, b"date,name,amount\n" + b"2024-01-01,A,1\n" * 10)
     body = assert_error(resp, 413, "payload_too_large")
     assert body["details"]["limit_bytes"] == 50
+
+
+def test_published_rows_are_matched_as_transfers_with_other_accounts_only(
+    alice, django_capture_on_commit_callbacks
+):
+    checking, savings = alice.account(name="Checking"), alice.account(name="Savings")
+    r = alice.client.post(
+        "/api/v1/transactions",
+        {
+            "transaction": {
+                "account_id": str(savings.pk),
+                "date": "2024-03-03",
+                "amount": "-500.00",
+                "name": "From checking",
+            }
+        },
+        format="json",
+    )
+    assert r.status_code == 201, r.content
+    # 500 leaves checking (the file's money-out sign); 20 out and 20 back in checking itself.
+    csv = b"date,name,amount\n2024-03-01,To savings,-500\n2024-03-05,A,-20\n2024-03-06,B,20\n"
+    data = upload(alice.client, csv, account_id=str(checking.pk)).json()["data"]
+    publish(alice.client, data["id"], django_capture_on_commit_callbacks)
+    transfers = alice.client.get("/api/v1/transfers").json()["transfers"]
+    assert len(transfers) == 1
+    assert transfers[0]["status"] == "pending"
+    assert transfers[0]["outflow_transaction"]["name"] == "To savings"
+    assert transfers[0]["inflow_transaction"]["id"] == r.json()["id"]
+
+
+def test_an_import_into_the_only_busy_account_suggests_no_transfer(
+    alice, django_capture_on_commit_callbacks
+):
+    checking = alice.account(name="Checking")
+    alice.account(name="Empty savings")
+    csv = b"date,name,amount\n2024-03-05,A,-20\n2024-03-06,B,20\n"
+    data = upload(alice.client, csv, account_id=str(checking.pk)).json()["data"]
+    assert publish(alice.client, data["id"], django_capture_on_commit_callbacks)["status"] == (
+        "complete"
+    )
+    assert alice.client.get("/api/v1/transfers").json()["transfers"] == []
