@@ -1,7 +1,8 @@
-"""Batched INSERTs without the ORM's per-value overhead (bulk_create spends ~10 µs per value
-preparing it; at a million rows that is most of an import). Values are adapted once per field
-type with the backend's own adapters; every column the caller does not give gets the field's
-default (auto_now fields: now), so a new column with a default needs no change here."""
+"""Batched inserts without the ORM's per-value overhead: COPY on PostgreSQL, executemany on
+SQLite (bulk_create spends ~10 µs per value preparing it; at a million rows that is most of an
+import). Values are adapted once per field type with the backend's own adapters; every column
+the caller does not give gets the field's default (auto_now fields: now), so a new column with
+a default needs no change here."""
 
 from __future__ import annotations
 
@@ -57,14 +58,21 @@ def fast_insert(
     tail = tuple(None if v is None else _adapter(f)(v) for f, v in fixed)
     qn = connection.ops.quote_name
     # Table and column names come from the model's meta, never from input.
-    placeholders = ", ".join(["%s"] * len(columns))
     names_sql = ", ".join(qn(c) for c in columns)
-    sql = f"INSERT INTO {qn(meta.db_table)} ({names_sql}) VALUES ({placeholders})"  # noqa: S608
     params = [
         tuple(None if v is None else a(v) for a, v in zip(adapters, row, strict=True)) + tail
         for row in rows
     ]
-    if params:
-        with connection.cursor() as cursor:
+    if not params:
+        return 0
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # COPY: the database's own bulk path, ~3x an executemany pipeline here.
+            with cursor.cursor.copy(f"COPY {qn(meta.db_table)} ({names_sql}) FROM STDIN") as copy:
+                for values in params:
+                    copy.write_row(values)
+        else:
+            placeholders = ", ".join(["%s"] * len(columns))
+            sql = f"INSERT INTO {qn(meta.db_table)} ({names_sql}) VALUES ({placeholders})"  # noqa: S608
             cursor.executemany(sql, params)
     return len(params)
