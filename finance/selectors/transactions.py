@@ -71,10 +71,17 @@ def transaction_list(*, family: Family, params: Any) -> QuerySet[Transaction]:
     if pending is not None:
         qs = qs.filter(pending=pending)
     if search:
-        # All three conditions on the transaction row itself, so PostgreSQL can combine its
-        # trigram indexes (migration 0003) and the merchant index instead of scanning.
-        merchants = Merchant.objects.filter(family=family, name__icontains=search).values("id")
-        qs = qs.filter(
-            Q(name__icontains=search) | Q(notes__icontains=search) | Q(merchant_id__in=merchants)
+        # All conditions on the transaction row itself, so PostgreSQL can combine its trigram
+        # indexes (migration 0003) and the merchant index instead of scanning. The matching
+        # merchants (a household has dozens) are looked up first: as a subquery the planner
+        # guesses half the ledger matches and walks the whole date index.
+        merchants = list(
+            Merchant.objects.filter(family=family, name__icontains=search).values_list(
+                "id", flat=True
+            )
         )
+        condition = Q(name__icontains=search) | Q(notes__icontains=search)
+        if merchants:
+            condition |= Q(merchant_id__in=merchants)
+        qs = qs.filter(condition)
     return qs.order_by("-date", "-created_at", "-id")
