@@ -175,7 +175,9 @@ def transaction_rows(
     now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
     for i in range(count):
         day = start + dt.timedelta(days=rng.randrange(span))
-        amount = rng.randrange(-200000, 50000) / 100
+        # The ledger's sign (decisions.md): positive is money out. Four rows in five are
+        # spending, one in five is income, as in a real current account.
+        amount = rng.randrange(-50000, 200000) / 100
         yield {
             "id": uuid.uuid4(),
             "account": hh.accounts[i % len(hh.accounts)],

@@ -52,6 +52,7 @@ def scenarios(hh: Any) -> list[tuple[str, dict[str, str]]]:
         ("date range 90d", {"start_date": "2025-09-01", "end_date": "2025-11-30"}),
         ("category_id", {"category_id": str(hh.categories[2].pk)}),
         ("type=income", {"type": "income"}),
+        ("type=expense", {"type": "expense"}),
         ("tag_ids[]", {"tag_ids[]": str(hh.tags[3].pk)}),
         ("search", {"search": "coffee 12"}),
         ("page 20", {"page": "20"}),

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import connection
 from django.db.models import Q, QuerySet
+from django.db.models.functions import Coalesce
 
 from finance.api.filters import QueryFilters
 from finance.models import Family, Merchant, Transaction
 
 TRANSACTION_TYPES = ("income", "expense")
+TRIGRAM_MIN_CHARS = 3  # shorter terms have no trigram for the index to look up
 
 
 def transaction_base_queryset(*, family: Family) -> QuerySet[Transaction]:
@@ -84,4 +87,10 @@ def transaction_list(*, family: Family, params: Any) -> QuerySet[Transaction]:
         if merchants:
             condition |= Q(merchant_id__in=merchants)
         qs = qs.filter(condition)
+        if connection.vendor == "postgresql" and len(search) >= TRIGRAM_MIN_CHARS:
+            # Sort the trigram matches instead of walking the date index until a page of
+            # them turns up: the planner cannot tell a rare term (1,200 of a million rows:
+            # 90 ms of walking, 5 ms sorted) from a common one, and the exact count already
+            # reads every match. The expression only hides the index; the order is the same.
+            return qs.order_by(Coalesce("date", "date").desc(), "-created_at", "-id")
     return qs.order_by("-date", "-created_at", "-id")

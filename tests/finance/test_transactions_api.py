@@ -226,6 +226,23 @@ class TestReadUpdateDelete:
 
 @pytest.mark.django_db
 class TestList:
+    def test_search_pages_newest_first_like_every_list(self, alice):
+        account = alice.account()
+        days = [dt.date(2024, 3, 9), dt.date(2024, 1, 2), dt.date(2024, 5, 1), dt.date(2024, 2, 7)]
+        for i, day in enumerate(days):
+            TransactionFactory(account=account, date=day, name=f"Coffee shop {i}")
+            TransactionFactory(account=account, date=day, name="Rent")
+        r = alice.client.get(URL, {"search": "coffee", "per_page": 3})
+        assert r.status_code == 200, r.content
+        assert [t["date"] for t in r.json()["transactions"]] == [
+            "2024-05-01",
+            "2024-03-09",
+            "2024-02-07",
+        ]
+        assert r.json()["pagination"]["total_count"] == 4
+        page2 = alice.client.get(URL, {"search": "coffee", "per_page": 3, "page": 2}).json()
+        assert [t["date"] for t in page2["transactions"]] == ["2024-01-02"]
+
     def test_pagination_body_and_clamp(self, alice, charlie):
         account = alice.account()
         for i in range(30):
