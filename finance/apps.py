@@ -1,4 +1,14 @@
+from typing import Any
+
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def _search_index_ensure(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    # A migration that rebuilds the SQLite transaction table drops its search triggers.
+    from finance.search_sqlite import search_index_ensure
+
+    search_index_ensure(using=using)
 
 
 class FinanceConfig(AppConfig):
@@ -9,3 +19,5 @@ class FinanceConfig(AppConfig):
     def ready(self) -> None:
         # The admin of API keys lives in its own module (finance/admin.py holds the ledger's).
         from finance import admin_keys  # noqa: F401
+
+        post_migrate.connect(_search_index_ensure, sender=self)

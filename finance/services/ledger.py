@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Mapping
 
 from finance.models import Family
+from finance.search_sqlite import search_index_refresh
 from finance.services.balances import account_balances_refresh
 
 
@@ -14,6 +15,7 @@ def ledger_changed(*, family: Family, account_dates: Mapping[uuid.UUID, dt.date 
     """Call once per request (or sync, or import) with the earliest changed date per account."""
     if not account_dates:
         return
+    search_index_refresh()
     account_balances_refresh(account_dates=account_dates)
     from finance.services.transfers import transfers_match
 

@@ -1,0 +1,155 @@
+"""`?search=` on SQLite: an FTS5 trigram index of transactions' name and notes.
+
+PostgreSQL has trigram GIN indexes (migration 0003); on SQLite a substring search was a scan
+of the household's whole ledger (LIKE '%x%'). Here an FTS5 table with the `trigram` tokenizer
+answers searches of three characters or more. Triggers on `finance_transaction` queue each new
+row in a map table (which also gives it a stable FTS rowid: SQLite's own rowid of a table with
+a UUID key may change on VACUUM) and apply edits and deletes of indexed rows at once; queued
+rows are indexed in one set-based statement by `search_index_catch_up`, which runs after every
+ledger change (`ledger_changed`) and before every search, so a search never misses a row.
+
+Django rebuilds a SQLite table when a migration alters it, which drops its triggers, so
+`search_index_ensure` runs after every `migrate`: it recreates missing triggers and then
+rebuilds the index from the ledger. Where SQLite lacks FTS5 or the trigram tokenizer (before
+3.34), nothing is created and search stays a scan."""
+
+# ruff: noqa: S608 - every statement is built from this module's constant names, never input.
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import DatabaseError, connections, transaction
+
+logger = logging.getLogger("finance")
+
+TABLE = "finance_transaction"
+FTS = "finance_txn_search"
+MAP = "finance_txn_search_map"
+STATE = "finance_txn_search_state"
+TRIGGERS = ("finance_txn_search_ai", "finance_txn_search_au", "finance_txn_search_ad")
+MIN_CHARS = 3  # the trigram index cannot answer shorter terms
+
+# The FTS rowid of a transaction already in the index (NULL when it is not indexed yet).
+_INDEXED = (
+    f"(SELECT m.id FROM {MAP} m, {STATE} s WHERE m.txn_id = {{row}}.id AND m.id <= s.indexed_upto)"
+)
+SCHEMA = [
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS} USING fts5(name, notes, tokenize='trigram')",
+    # AUTOINCREMENT: ids only grow, so "id > indexed_upto" is exactly what is not indexed yet.
+    f"CREATE TABLE IF NOT EXISTS {MAP} "
+    "(id INTEGER PRIMARY KEY AUTOINCREMENT, txn_id char(32) NOT NULL UNIQUE)",
+    f"CREATE TABLE IF NOT EXISTS {STATE} "
+    "(id INTEGER PRIMARY KEY CHECK (id = 1), indexed_upto INTEGER NOT NULL)",
+    f"INSERT OR IGNORE INTO {STATE} (id, indexed_upto) VALUES (1, 0)",
+]
+# An insert only queues the row (FTS5 flushes its buffer at every statement, so indexing row
+# by row from a trigger costs ~7x a set-based insert); edits and deletes of indexed rows are
+# applied at once.
+TRIGGER_SQL = [
+    f"""CREATE TRIGGER IF NOT EXISTS {TRIGGERS[0]} AFTER INSERT ON {TABLE} BEGIN
+        INSERT INTO {MAP} (txn_id) VALUES (new.id);
+    END""",
+    f"""CREATE TRIGGER IF NOT EXISTS {TRIGGERS[1]} AFTER UPDATE OF name, notes ON {TABLE} BEGIN
+        DELETE FROM {FTS} WHERE rowid = {_INDEXED.format(row="old")};
+        INSERT INTO {FTS} (rowid, name, notes)
+            SELECT {_INDEXED.format(row="new")}, new.name, coalesce(new.notes, '')
+            WHERE {_INDEXED.format(row="new")} IS NOT NULL;
+    END""",
+    f"""CREATE TRIGGER IF NOT EXISTS {TRIGGERS[2]} AFTER DELETE ON {TABLE} BEGIN
+        DELETE FROM {FTS} WHERE rowid = {_INDEXED.format(row="old")};
+        DELETE FROM {MAP} WHERE txn_id = old.id;
+    END""",
+]
+REBUILD = [
+    f"DELETE FROM {FTS}",
+    f"DELETE FROM {MAP}",
+    f"UPDATE {STATE} SET indexed_upto = 0",
+    f"INSERT INTO {MAP} (txn_id) SELECT id FROM {TABLE}",
+]
+CATCH_UP = f"""INSERT INTO {FTS} (rowid, name, notes)
+    SELECT m.id, t.name, coalesce(t.notes, '') FROM {MAP} m JOIN {TABLE} t ON t.id = m.txn_id
+    WHERE m.id > %s AND m.id <= %s"""
+# Transactions whose name or notes contain the phrase (the `%s` is an FTS5 phrase string).
+MATCH_SQL = f"SELECT m.txn_id FROM {FTS} s JOIN {MAP} m ON m.id = s.rowid WHERE {FTS} MATCH %s"
+
+
+def _existing(cursor: Any, kind: str, names: tuple[str, ...]) -> set[str]:
+    marks = ", ".join(["%s"] * len(names))
+    cursor.execute(
+        f"SELECT name FROM sqlite_master WHERE type = %s AND name IN ({marks})",
+        [kind, *names],
+    )
+    return {row[0] for row in cursor.fetchall()}
+
+
+def search_index_ensure(*, using: str = "default") -> bool:
+    """Create the index, its triggers and contents where any is missing; True when in place."""
+    connection = connections[using]
+    if connection.vendor != "sqlite":
+        return False
+    with connection.cursor() as cursor:
+        if not _existing(cursor, "table", (TABLE,)):
+            return False  # not migrated yet
+        if len(_existing(cursor, "trigger", TRIGGERS)) == len(TRIGGERS) and _existing(
+            cursor, "table", (FTS, MAP, STATE)
+        ) == {FTS, MAP, STATE}:
+            search_index_catch_up(connection)
+            return True
+        try:
+            with transaction.atomic(using=using):
+                for sql in SCHEMA + TRIGGER_SQL + REBUILD:
+                    cursor.execute(sql)
+        except DatabaseError as exc:  # no FTS5 or no trigram tokenizer: search scans
+            logger.warning("SQLite search index not available (%s): search scans", exc)
+            return False
+    search_index_catch_up(connection)
+    return True
+
+
+def search_index_catch_up(connection: Any) -> int:
+    """Index the transactions queued since the last call, in one statement; how many."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT indexed_upto, (SELECT max(id) FROM {MAP}) FROM {STATE}")
+        row = cursor.fetchone()
+        if row is None or row[1] is None or row[1] <= row[0]:
+            return 0
+        done, upto = row
+        with transaction.atomic(using=connection.alias):
+            # Re-read under the write lock: another process may have caught up meanwhile.
+            cursor.execute(f"UPDATE {STATE} SET indexed_upto = indexed_upto")
+            cursor.execute(f"SELECT indexed_upto FROM {STATE}")
+            done = cursor.fetchone()[0]
+            if upto <= done:
+                return 0
+            cursor.execute(CATCH_UP, [done, upto])
+            cursor.execute(f"UPDATE {STATE} SET indexed_upto = %s", [upto])
+        return upto - done
+
+
+def search_index_drop(*, using: str = "default") -> None:
+    connection = connections[using]
+    if connection.vendor != "sqlite":
+        return
+    with connection.cursor() as cursor:
+        for name in TRIGGERS:
+            cursor.execute(f"DROP TRIGGER IF EXISTS {name}")
+        for table in (FTS, MAP, STATE):
+            cursor.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+def search_index_ready(connection: Any) -> bool:
+    with connection.cursor() as cursor:
+        return bool(_existing(cursor, "trigger", (TRIGGERS[0],)))
+
+
+def phrase(term: str) -> str:
+    """An FTS5 phrase matching `term` as a substring (trigram tokens), quotes escaped."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def search_index_refresh(*, using: str = "default") -> None:
+    """After a ledger write: index what it queued (SQLite with the index only)."""
+    connection = connections[using]
+    if connection.vendor == "sqlite" and search_index_ready(connection):
+        search_index_catch_up(connection)
