@@ -6,9 +6,19 @@ from django.db.models.signals import post_migrate
 
 def _search_index_ensure(sender: Any, using: str = "default", **kwargs: Any) -> None:
     # A migration that rebuilds the SQLite transaction table drops its search triggers.
+    from django.db import connections
+    from django.db.migrations.recorder import MigrationRecorder
+
     from finance.search_sqlite import search_index_ensure
 
-    search_index_ensure(using=using)
+    connection = connections[using]
+    if connection.vendor != "sqlite":
+        return
+    applied = MigrationRecorder(connection).migration_qs.filter(
+        app="finance", name="0004_transaction_search_sqlite"
+    )
+    if applied.exists():  # not after migrating back to before the index
+        search_index_ensure(using=using)
 
 
 class FinanceConfig(AppConfig):
