@@ -28,6 +28,7 @@ from django.db.models import Min, Sum
 from django.utils import timezone
 
 from finance.models import Account, AccountBalance, Transaction
+from finance.services.fastinsert import fast_insert
 
 ZERO = Decimal(0)
 _ONE_DAY = dt.timedelta(days=1)
@@ -89,12 +90,12 @@ def _days(start: dt.date, end: dt.date):
 
 def _write(account: Account, start: dt.date, values: dict[dt.date, Decimal]) -> None:
     AccountBalance.objects.filter(account=account, date__gte=start).delete()
-    AccountBalance.objects.bulk_create(
-        [
-            AccountBalance(account=account, date=day, balance=value, currency=account.currency)
-            for day, value in sorted(values.items())
-        ],
-        batch_size=1000,
+    # A series is hundreds to thousands of days: COPY / executemany, not the ORM's per-object
+    # preparation (a bulk create of 1,000 transactions rewrites ~3,500 of them).
+    fast_insert(
+        AccountBalance,
+        ("account", "date", "balance", "currency"),
+        ((account.pk, day, value, account.currency) for day, value in sorted(values.items())),
     )
 
 

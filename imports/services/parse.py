@@ -14,6 +14,7 @@ from django.db import transaction
 from finance.api.errors import ApiError, Conflict, ValidationFailed
 from finance.currencies import is_currency
 from finance.models import Account, Family
+from finance.services.fastinsert import fast_insert
 from imports.models import Import, ImportMapping, ImportRow
 from imports.parsing.csvfile import CsvError, find_column, open_csv
 from imports.parsing.rows import (
@@ -25,7 +26,6 @@ from imports.parsing.rows import (
     parse_row,
 )
 from imports.services.config import LABEL_DEFAULTS, REQUIRED_LABELS, configuration_merge
-from imports.services.fastinsert import fast_insert
 from imports.services.progress import progress_clear, progress_write
 from imports.services.stats import import_stats_refresh
 

@@ -17,10 +17,10 @@ from django.utils import timezone
 
 from finance.api.errors import Conflict
 from finance.models import Account, Category, Tag, Transaction
+from finance.services.fastinsert import fast_insert
 from finance.services.ledger import ledger_changed, merge_account_dates
 from imports.models import Import, ImportMapping, ImportRow
 from imports.services.dedup import IMPORT_SOURCE, import_duplicates_mark
-from imports.services.fastinsert import fast_insert
 from imports.services.parse import rows_accounts_resolve
 from imports.services.progress import progress_clear, progress_write
 from imports.services.stats import TO_CREATE, import_stats_refresh
