@@ -11,6 +11,7 @@ a table and writes bench/results/<workload>-<backend>.json.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import os
 import shutil
@@ -20,7 +21,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -88,17 +89,14 @@ def child(name: str, backend: str, full: bool) -> None:
     from bench.common import django_setup
 
     django_setup()
-    if os.environ.get("BENCH_PROFILE"):
-        import cProfile
-
+    profiler = cProfile.Profile() if os.environ.get("BENCH_PROFILE") else None
+    with profiler or nullcontext():
+        report = workload(name)(full=full, backend=backend)
+    if profiler is not None:
         profile_path = BASE_DIR / "bench" / "results" / f"{name}-{backend}.prof"
         profile_path.parent.mkdir(exist_ok=True)
-        with cProfile.Profile() as profiler:
-            report = workload(name)(full=full, backend=backend)
         profiler.dump_stats(profile_path)
         print(f"-> {profile_path.relative_to(BASE_DIR)} (cProfile)", flush=True)
-    else:
-        report = workload(name)(full=full, backend=backend)
     path = report.write()
     print(f"-> {path.relative_to(BASE_DIR)}", flush=True)
 

@@ -28,7 +28,6 @@ FTS = "finance_txn_search"
 MAP = "finance_txn_search_map"
 STATE = "finance_txn_search_state"
 TRIGGERS = ("finance_txn_search_ai", "finance_txn_search_au", "finance_txn_search_ad")
-MIN_CHARS = 3  # the trigram index cannot answer shorter terms
 
 # The FTS rowid of a transaction already in the index (NULL when it is not indexed yet).
 _INDEXED = (
@@ -53,8 +52,8 @@ TRIGGER_SQL = [
     f"""CREATE TRIGGER IF NOT EXISTS {TRIGGERS[1]} AFTER UPDATE OF name, notes ON {TABLE} BEGIN
         DELETE FROM {FTS} WHERE rowid = {_INDEXED.format(row="old")};
         INSERT INTO {FTS} (rowid, name, notes)
-            SELECT {_INDEXED.format(row="new")}, new.name, coalesce(new.notes, '')
-            WHERE {_INDEXED.format(row="new")} IS NOT NULL;
+            SELECT m.id, new.name, coalesce(new.notes, '') FROM {MAP} m, {STATE} s
+            WHERE m.txn_id = new.id AND m.id <= s.indexed_upto;
     END""",
     f"""CREATE TRIGGER IF NOT EXISTS {TRIGGERS[2]} AFTER DELETE ON {TABLE} BEGIN
         DELETE FROM {FTS} WHERE rowid = {_INDEXED.format(row="old")};
@@ -148,8 +147,10 @@ def phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def search_index_refresh(*, using: str = "default") -> None:
-    """After a ledger write: index what it queued (SQLite with the index only)."""
-    connection = connections[using]
-    if connection.vendor == "sqlite" and search_index_ready(connection):
-        search_index_catch_up(connection)
+def search_index_refresh(connection: Any) -> bool:
+    """Index what ledger writes queued; True when SQLite's index is there to answer searches
+    (after a ledger write, and before a search, so a search never misses a row)."""
+    if connection.vendor != "sqlite" or not search_index_ready(connection):
+        return False
+    search_index_catch_up(connection)
+    return True

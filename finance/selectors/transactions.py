@@ -12,7 +12,7 @@ from django.db.models.functions import Coalesce
 from finance.api.filters import QueryFilters
 from finance.models import Family, Merchant, Transaction
 from finance.search_sqlite import MATCH_SQL as SQLITE_MATCH_SQL
-from finance.search_sqlite import phrase, search_index_catch_up, search_index_ready
+from finance.search_sqlite import phrase, search_index_refresh
 
 TRANSACTION_TYPES = ("income", "expense")
 TRIGRAM_MIN_CHARS = 3  # shorter terms have no trigram for the index to look up
@@ -86,13 +86,8 @@ def transaction_list(*, family: Family, params: Any) -> QuerySet[Transaction]:
                 "id", flat=True
             )
         )
-        if (
-            connection.vendor == "sqlite"
-            and len(search) >= TRIGRAM_MIN_CHARS
-            and search_index_ready(connection)
-        ):
-            search_index_catch_up(connection)
-            # The phrase is a bound parameter; the SQL is a constant.
+        if len(search) >= TRIGRAM_MIN_CHARS and search_index_refresh(connection):
+            # SQLite's FTS5 index (finance/search_sqlite.py); the phrase is a bound parameter.
             condition = Q(pk__in=RawSQL(SQLITE_MATCH_SQL, (phrase(search),)))  # noqa: S611
         else:
             condition = Q(name__icontains=search) | Q(notes__icontains=search)

@@ -6,6 +6,8 @@ import datetime as dt
 import uuid
 from collections.abc import Mapping
 
+from django.db import connection
+
 from finance.models import Family
 from finance.search_sqlite import search_index_refresh
 from finance.services.balances import account_balances_refresh
@@ -15,7 +17,7 @@ def ledger_changed(*, family: Family, account_dates: Mapping[uuid.UUID, dt.date 
     """Call once per request (or sync, or import) with the earliest changed date per account."""
     if not account_dates:
         return
-    search_index_refresh()
+    search_index_refresh(connection)
     account_balances_refresh(account_dates=account_dates)
     from finance.services.transfers import transfers_match
 

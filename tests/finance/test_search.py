@@ -124,3 +124,23 @@ def test_sqlite_inserts_are_queued_then_indexed_in_one_statement(alice):
     assert search_index_catch_up(connection) == 5
     assert indexed() == before + 5
     assert search_index_catch_up(connection) == 0
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's FTS5 index")
+def test_migrate_puts_dropped_triggers_back_while_the_index_migration_is_applied(alice):
+    from django.core.management.sql import emit_post_migrate_signal
+    from django.db.migrations.recorder import MigrationRecorder
+
+    def drop_triggers() -> None:
+        with connection.cursor() as cursor:
+            for name in TRIGGERS:
+                cursor.execute(f"DROP TRIGGER {name}")
+
+    recorder = MigrationRecorder(connection)
+    drop_triggers()  # what a table rebuild by a later migration does
+    emit_post_migrate_signal(verbosity=0, interactive=False, db="default")
+    assert search_index_ready(connection)
+    drop_triggers()
+    recorder.record_unapplied("finance", "0004_transaction_search_sqlite")  # migrated back
+    emit_post_migrate_signal(verbosity=0, interactive=False, db="default")
+    assert not search_index_ready(connection)

@@ -450,7 +450,7 @@ def test_published_rows_are_matched_as_transfers_with_other_accounts_only(
     assert transfers[0]["inflow_transaction"]["id"] == r.json()["id"]
 
 
-def test_an_import_into_the_only_busy_account_suggests_no_transfer(
+def test_opposite_rows_of_one_account_are_never_a_transfer(
     alice, django_capture_on_commit_callbacks
 ):
     checking = alice.account(name="Checking")
