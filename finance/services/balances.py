@@ -16,6 +16,7 @@ Semantics (docs/decisions.md, "Ledger"):
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import uuid
 from collections import defaultdict
@@ -23,8 +24,8 @@ from collections.abc import Mapping
 from decimal import Decimal
 
 from django.apps import apps
-from django.db import transaction
-from django.db.models import Min, Sum
+from django.db import connection, transaction
+from django.db.models import Max, Min, Sum
 from django.utils import timezone
 
 from finance.models import Account, AccountBalance, Transaction
@@ -153,9 +154,63 @@ def _refresh_anchored(account: Account, today: dt.date) -> Decimal:
     return reported
 
 
-def account_balances_refresh(*, account_dates: Mapping[uuid.UUID, dt.date | None]) -> None:
+def _shift(account: Account, added: Mapping[dt.date, Decimal], today: dt.date) -> Decimal | None:
+    """Flows were only added (new transactions) inside the stored series: each stored day moves
+    by the new flows up to it, in place, instead of the series being rebuilt. None when that
+    cannot be done (the series is empty, or an added day or today lies outside it)."""
+    flows = {day: total for day, total in added.items() if total}
+    if not flows:
+        return None
+    bounds = AccountBalance.objects.filter(account=account).aggregate(
+        first=Min("date"), last=Max("date")
+    )
+    first, last = bounds["first"], bounds["last"]
+    if first is None or min(flows) < first or max(*flows, today) > last:
+        return None
+    sign = _direction(account)
+    days = sorted(flows)
+    # (from, until, shift): the days in [from, until) move by the added flows up to `from`.
+    steps: list[tuple[dt.date, dt.date, Decimal]] = []
+    running = ZERO
+    for i, day in enumerate(days):
+        running += sign * flows[day]
+        steps.append((day, days[i + 1] if i + 1 < len(days) else last + _ONE_DAY, running))
+    table = connection.ops.quote_name(AccountBalance._meta.db_table)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # numeric arithmetic in the database: exact, one statement per account.
+            values = ", ".join(["(%s::date, %s::date, %s::numeric)"] * len(steps))
+            cursor.execute(
+                f"UPDATE {table} AS b SET balance = b.balance + s.shift "  # noqa: S608
+                f"FROM (VALUES {values}) AS s(lo, hi, shift) "
+                "WHERE b.account_id = %s AND b.date >= s.lo AND b.date < s.hi",
+                [v for step in steps for v in step] + [account.pk],
+            )
+        else:
+            # SQLite keeps decimals as floating point: add in Python with Decimal instead.
+            field = AccountBalance._meta.get_field("balance")
+            stored = AccountBalance.objects.filter(account=account, date__gte=days[0])
+            updates = []
+            for pk, day, balance in stored.values_list("pk", "date", "balance"):
+                shift = steps[bisect.bisect_right(days, day) - 1][2]
+                updates.append((field.get_db_prep_save(balance + shift, connection), pk))
+            cursor.executemany(
+                f"UPDATE {table} SET balance = %s WHERE id = %s",  # noqa: S608
+                updates,
+            )
+    return AccountBalance.objects.get(account=account, date=last).balance
+
+
+def account_balances_refresh(
+    *,
+    account_dates: Mapping[uuid.UUID, dt.date | None],
+    added: Mapping[uuid.UUID, Mapping[dt.date, Decimal]] | None = None,
+) -> None:
     """Bring each account's series and current balance up to date after its flows changed
-    from a date on (None: from its first day)."""
+    from a date on (None: from its first day).
+
+    `added`: the change was only new flows, these ledger-signed sums per account and day (a
+    create or a bulk create); a manual account's series then moves in place (`_shift`)."""
     if not account_dates:
         return
     today = timezone.localdate()
@@ -170,7 +225,12 @@ def account_balances_refresh(*, account_dates: Mapping[uuid.UUID, dt.date | None
             if account.reported_balance is not None:
                 balance = _refresh_anchored(account, today)
             else:
-                balance = _refresh_manual(account, account_dates[account.pk], today)
+                shifted = None
+                if added is not None and account.pk in added:
+                    shifted = _shift(account, added[account.pk], today)
+                if shifted is None:
+                    shifted = _refresh_manual(account, account_dates[account.pk], today)
+                balance = shifted
             Account.objects.filter(pk=account.pk).update(balance=balance)
 
 

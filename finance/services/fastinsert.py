@@ -34,10 +34,10 @@ def _adapter(field: models.Field) -> Callable[[Any], Any]:
     return lambda v: v
 
 
-def fast_insert(
+def _prepare(
     model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence[Any]]
-) -> int:
-    """INSERT `rows` (tuples in the order of `names`, field names) into `model`'s table."""
+) -> tuple[list[str], list[tuple]]:
+    """The table's columns (given ones, then defaults) and each row's adapted values."""
     meta = model._meta
     given = [meta.get_field(name) for name in names]
     now = timezone.now()
@@ -56,23 +56,89 @@ def fast_insert(
     columns = [f.column for f in given] + [f.column for f, _ in fixed]
     adapters = [_adapter(f) for f in given]
     tail = tuple(None if v is None else _adapter(f)(v) for f, v in fixed)
-    qn = connection.ops.quote_name
-    # Table and column names come from the model's meta, never from input.
-    names_sql = ", ".join(qn(c) for c in columns)
     params = [
         tuple(None if v is None else a(v) for a, v in zip(adapters, row, strict=True)) + tail
         for row in rows
     ]
+    return columns, params
+
+
+def fast_insert(
+    model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence[Any]]
+) -> int:
+    """INSERT `rows` (tuples in the order of `names`, field names) into `model`'s table."""
+    columns, params = _prepare(model, names, rows)
     if not params:
         return 0
+    qn = connection.ops.quote_name
+    table = qn(model._meta.db_table)
+    # Table and column names come from the model's meta, never from input.
+    names_sql = ", ".join(qn(c) for c in columns)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # COPY: the database's own bulk path, ~3x an executemany pipeline here.
-            with cursor.cursor.copy(f"COPY {qn(meta.db_table)} ({names_sql}) FROM STDIN") as copy:
+            with cursor.cursor.copy(f"COPY {table} ({names_sql}) FROM STDIN") as copy:
                 for values in params:
                     copy.write_row(values)
         else:
             placeholders = ", ".join(["%s"] * len(columns))
-            sql = f"INSERT INTO {qn(meta.db_table)} ({names_sql}) VALUES ({placeholders})"  # noqa: S608
+            sql = f"INSERT INTO {table} ({names_sql}) VALUES ({placeholders})"  # noqa: S608
             cursor.executemany(sql, params)
     return len(params)
+
+
+def fast_insert_new(
+    model: type[models.Model], names: Sequence[str], rows: Sequence[Sequence[Any]]
+) -> set[Any]:
+    """INSERT rows, skipping any that a unique constraint refuses (ON CONFLICT DO NOTHING);
+    return the primary keys of the rows inserted. `names` must start with the primary key, and
+    each row's key must be new (a fresh uuid), so "its key is stored" means "it was inserted".
+
+    PostgreSQL: COPY into a temporary table, then one INSERT ... SELECT ... RETURNING. SQLite:
+    executemany; the count of inserted rows tells whether any was skipped, and only then are
+    the keys read back."""
+    meta = model._meta
+    if names[0] != meta.pk.name:
+        raise ValueError("the primary key must come first")
+    columns, params = _prepare(model, names, rows)
+    if not params:
+        return set()
+    qn = connection.ops.quote_name
+    table = qn(meta.db_table)
+    names_sql = ", ".join(qn(c) for c in columns)
+    keys = {values[0]: row[0] for values, row in zip(params, rows, strict=True)}
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            staging = qn(f"_new_{meta.db_table}")
+            cursor.execute(
+                f"CREATE TEMPORARY TABLE IF NOT EXISTS {staging} "
+                f"(LIKE {table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
+            )
+            cursor.execute(f"TRUNCATE {staging}")
+            with cursor.cursor.copy(f"COPY {staging} ({names_sql}) FROM STDIN") as copy:
+                for values in params:
+                    copy.write_row(values)
+            cursor.execute(
+                f"INSERT INTO {table} ({names_sql}) SELECT {names_sql} FROM {staging} "  # noqa: S608
+                f"ON CONFLICT DO NOTHING RETURNING {qn(meta.pk.column)}"
+            )
+            return {row[0] for row in cursor.fetchall()}
+        placeholders = ", ".join(["%s"] * len(columns))
+        cursor.executemany(
+            f"INSERT INTO {table} ({names_sql}) VALUES ({placeholders}) "  # noqa: S608
+            "ON CONFLICT DO NOTHING",
+            params,
+        )
+        if cursor.rowcount == len(params):
+            return {r[0] for r in rows}
+        stored: set[Any] = set()
+        pks = list(keys)
+        for i in range(0, len(pks), 500):
+            chunk = pks[i : i + 500]
+            cursor.execute(
+                f"SELECT {qn(meta.pk.column)} FROM {table} "  # noqa: S608
+                f"WHERE {qn(meta.pk.column)} IN ({', '.join(['%s'] * len(chunk))})",
+                chunk,
+            )
+            stored.update(keys[r[0]] for r in cursor.fetchall())
+        return stored

@@ -4,24 +4,44 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
 
 from django.db import connection
 
-from finance.models import Family
+from finance.models import Family, Transaction
 from finance.search_sqlite import search_index_refresh
-from finance.services.balances import account_balances_refresh
+from finance.services.balances import ZERO, account_balances_refresh
 
 
-def ledger_changed(*, family: Family, account_dates: Mapping[uuid.UUID, dt.date | None]) -> None:
-    """Call once per request (or sync, or import) with the earliest changed date per account."""
+def ledger_changed(
+    *,
+    family: Family,
+    account_dates: Mapping[uuid.UUID, dt.date | None],
+    created: Sequence[Transaction] | None = None,
+) -> int:
+    """Call once per request (or sync, or import) with the earliest changed date per account.
+    Returns how many transfers were suggested.
+
+    `created`: the whole change was the creation of these transactions (a create or a bulk
+    create, their account loaded): balances then move by the new flows in place and transfer
+    matching only looks for the new rows' counterparts."""
     if not account_dates:
-        return
+        return 0
     search_index_refresh(connection)
-    account_balances_refresh(account_dates=account_dates)
+    added: dict[uuid.UUID, dict[dt.date, Decimal]] | None = None
+    if created is not None:
+        added = {}
+        for txn in created:
+            if not txn.excluded:
+                days = added.setdefault(txn.account_id, {})
+                days[txn.date] = days.get(txn.date, ZERO) + txn.amount
+    account_balances_refresh(account_dates=account_dates, added=added)
     from finance.services.transfers import transfers_match
 
-    transfers_match(family=family, account_ids=list(account_dates), since=account_dates)
+    return transfers_match(
+        family=family, account_ids=list(account_dates), since=account_dates, new=created
+    )
 
 
 def merge_account_dates(

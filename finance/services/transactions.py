@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
+from django.utils import timezone
 
 from finance.api.errors import ValidationFailed
 from finance.models import Account, Category, Family, Merchant, Tag, Transaction
+from finance.services.fastinsert import fast_insert, fast_insert_new
 from finance.services.ledger import ledger_changed, merge_account_dates
 
 NOT_IN_HOUSEHOLD = "does not exist in this household"
@@ -142,6 +144,28 @@ def _stored_by_key(keys: set[IdempotencyKey]) -> dict[IdempotencyKey, Transactio
     return {k: t for t in candidates if (k := _key(t)) in keys}
 
 
+def _columns() -> list[models.Field]:
+    """Every stored column of a transaction, the primary key first."""
+    meta = Transaction._meta
+    return [meta.pk, *(f for f in meta.concrete_fields if not f.primary_key)]
+
+
+def _insert(txns: list[Transaction], *, keyed: bool) -> set[uuid.UUID]:
+    """Write built rows straight to the table (no per-object ORM preparation: a bulk request
+    is most of its own cost otherwise); return the keys of those stored (all, unless `keyed`
+    rows lost their idempotency key to a concurrent writer)."""
+    now = timezone.now()
+    for txn in txns:
+        txn.created_at = txn.updated_at = now
+    fields = _columns()
+    names = [f.name for f in fields]
+    rows = [tuple(getattr(txn, f.attname) for f in fields) for txn in txns]
+    if keyed:
+        return fast_insert_new(Transaction, names, rows)
+    fast_insert(Transaction, names, rows)
+    return {txn.pk for txn in txns}
+
+
 def transactions_insert(
     rows: Sequence[tuple[Transaction, list[Tag] | None]],
 ) -> list[tuple[Transaction, bool]]:
@@ -149,7 +173,8 @@ def transactions_insert(
 
     Idempotent by (account, source, external_id): a key already stored, or seen earlier in
     `rows`, yields the stored row with created=False. The database's unique constraint decides
-    (INSERT ... ON CONFLICT DO NOTHING, then a re-read), so racing writers never duplicate.
+    (INSERT ... ON CONFLICT DO NOTHING); only a key lost to a racing writer is read back.
+    Created rows are the built instances, now saved (`created_at`/`updated_at` set).
     Call inside a transaction; the caller runs `ledger_changed` for the created rows."""
     keyed = {key for txn, _tags in rows if (key := _key(txn)) is not None}
     # Keys already stored are answered without an insert (the cheap path of a re-sync) ...
@@ -165,11 +190,17 @@ def transactions_insert(
             inserted_keys.add(key)
             keyed_new.append(txn)
     if plain:  # no key, no conflict to ignore: any error is a real one
-        Transaction.objects.bulk_create(plain)
+        _insert(plain, keyed=False)
     if keyed_new:
-        Transaction.objects.bulk_create(keyed_new, ignore_conflicts=True)
-    # ... and the constraint decides the rest: re-read to learn who won each key.
-    stored.update(_stored_by_key(inserted_keys))
+        # ... and the constraint decides the rest: a key lost to a racing writer is re-read.
+        won = _insert(keyed_new, keyed=True)
+        for txn in keyed_new:
+            if txn.pk in won:
+                txn._state.adding = False
+                stored[_key(txn)] = txn
+        stored.update(_stored_by_key({_key(t) for t in keyed_new if t.pk not in won}))
+    for txn in plain:
+        txn._state.adding = False
     results: list[tuple[Transaction, bool]] = []
     through: list[Any] = []
     for txn, tags in rows:
@@ -197,7 +228,7 @@ def transaction_create(*, family: Family, data: dict[str, Any]) -> tuple[Transac
     with transaction.atomic():
         [(txn, created)] = transactions_insert([(txn, refs.tags)])
         if created:
-            ledger_changed(family=family, account_dates={txn.account_id: txn.date})
+            ledger_changed(family=family, account_dates={txn.account_id: txn.date}, created=[txn])
     return txn, created
 
 

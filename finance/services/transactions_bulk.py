@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Q
 
-from finance.models import Family, Transaction
+from finance.models import Family, Tag, Transaction, Transfer
 from finance.services.ledger import ledger_changed, merge_account_dates
 from finance.services.transactions import (
     transaction_build,
@@ -27,6 +28,8 @@ class BulkItemResult:
     status: int
     transaction: Transaction | None = None
     errors: list[str] | None = None
+    # False: `transaction` is the row as written, ready to serialise without a re-read.
+    reload: bool = True
 
 
 def transactions_bulk_create(
@@ -56,11 +59,41 @@ def transactions_bulk_create(
     with transaction.atomic():
         inserted = transactions_insert(rows) if rows else []
         changed: dict[uuid.UUID, dt.date | None] = {}
+        new: dict[uuid.UUID, Transaction] = {}
         for txn, created in inserted:
             if created:
                 merge_account_dates(changed, txn.account_id, txn.date)
-        ledger_changed(family=family, account_dates=changed)
+                new[txn.pk] = txn
+        paired = ledger_changed(family=family, account_dates=changed, created=list(new.values()))
+        in_transfers = _in_transfers(list(new)) if paired else set()
+    tags_of = {txn.pk: tags for txn, tags in rows}
     for i, (txn, created) in zip(positions, inserted, strict=True):
         results[i].status = 201 if created else 200
         results[i].transaction = txn
+        if created and txn.pk not in in_transfers:
+            _as_read(txn, tags_of[txn.pk])
+            results[i].reload = False
     return results
+
+
+def _in_transfers(ids: list[uuid.UUID]) -> set[uuid.UUID]:
+    """Which of these transactions are now a leg of a transfer."""
+    legs = Transfer.objects.filter(
+        Q(inflow_transaction_id__in=ids) | Q(outflow_transaction_id__in=ids)
+    ).values_list("inflow_transaction_id", "outflow_transaction_id")
+    return {pk for pair in legs for pk in pair}
+
+
+_NO_TRANSFER = [
+    Transaction._meta.get_field(name) for name in ("transfer_as_inflow", "transfer_as_outflow")
+]
+
+
+def _as_read(txn: Transaction, tags: list[Tag] | None) -> None:
+    """Give a just-written row what a re-read would (its tags in their list order, no
+    transfer), so serialising it costs no query. Its account, category and merchant are the
+    household's records the batch already loaded."""
+    ordered = sorted(tags or (), key=lambda t: (t.name, str(t.pk)))
+    txn._prefetched_objects_cache = {"tags": ordered}
+    for relation in _NO_TRANSFER:
+        relation.set_cached_value(txn, None)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import NamedTuple
 
@@ -96,33 +96,39 @@ def _touched_q(account_ids: Iterable[uuid.UUID], since: Mapping[uuid.UUID, dt.da
 
 def _candidates(
     family: Family,
-    account_ids: Iterable[uuid.UUID],
-    since: Mapping[uuid.UUID, dt.date | None],
+    touched_q: Q,
     window: tuple[dt.date, dt.date] | None = None,
+    *,
+    new: list[Leg] | None = None,
 ) -> list[tuple[Leg, Leg]]:
-    """Possible (outflow, inflow) pairs with a leg in the touched accounts, best first.
-    `window` bounds the touched legs' dates (inclusive) so memory stays bounded."""
-    touched_q = _touched_q(account_ids, since)
-    if window is not None:
-        touched_q &= Q(date__gte=window[0], date__lte=window[1])
-    touched = _legs(
-        unpaired(Transaction.objects.filter(family=family).filter(touched_q)).exclude(amount=0)
-    )
+    """Possible (outflow, inflow) pairs with a touched leg (`touched_q`), best first.
+    `window` bounds the touched legs' dates (inclusive) so memory stays bounded. `new`: the
+    touched legs are these rows just created (in hand, unpaired), a small part of their date
+    range, so counterparts are looked up by amount however many amounts there are."""
+    if new is not None:
+        touched = new
+    else:
+        if window is not None:
+            touched_q &= Q(date__gte=window[0], date__lte=window[1])
+        touched = _legs(
+            unpaired(Transaction.objects.filter(family=family).filter(touched_q)).exclude(amount=0)
+        )
     if not touched:
         return []
     window = dt.timedelta(days=MAX_DAYS_APART)
     low = min(t.date for t in touched) - window
     high = max(t.date for t in touched) + window
-    amounts = sorted({abs(t.amount) for t in touched})
+    # A counterpart has the opposite amount of a touched leg.
+    wanted = sorted({-t.amount for t in touched})
     others: dict[uuid.UUID, Leg] = {t.pk: t for t in touched}
     # The touched legs are in hand: read only the others (an import's own rows, a whole
     # window of them, are most of what the date range holds).
     qs = unpaired(Transaction.objects.filter(family=family, date__gte=low, date__lte=high)).exclude(
         touched_q
     )
-    if len(amounts) <= _CHUNK:
+    if new is not None or len(wanted) <= _CHUNK:
         # Few amounts: ask for them; many (an import): reading the whole window is cheaper.
-        qs = qs.filter(Q(amount__in=amounts) | Q(amount__in=[-a for a in amounts]))
+        qs = qs.filter(amount__in=wanted)
     for leg in _legs(qs):
         others.setdefault(leg.pk, leg)
     inflows_by_key: dict[tuple[object, str], list[Leg]] = {}
@@ -302,23 +308,43 @@ def _stale_suggestions_drop(
         )
 
 
+def _new_legs(created: Sequence[Transaction]) -> list[Leg]:
+    return [
+        Leg(t.pk, t.account_id, t.account.account_type, t.date, t.amount, t.currency, t.created_at)
+        for t in created
+        if t.amount != 0
+    ]
+
+
 def transfers_match(
     *,
     family: Family,
     account_ids: list[uuid.UUID],
     since: Mapping[uuid.UUID, dt.date | None] | None = None,
+    new: Sequence[Transaction] | None = None,
 ) -> int:
     """Pair transactions of these accounts as pending transfers; return how many were paired.
 
     `since` narrows each account's own legs to those dated from a day on (the counterpart may
-    be anywhere in the household within the date window)."""
+    be anywhere in the household within the date window). `new`: the change was only these
+    rows, just created in this database transaction (a create or a bulk create): only they
+    need a counterpart, as any pair of two older rows was decided when the later of them was
+    written, and no suggestion can have gone stale. They are matched in one pass (at most
+    1,000) from the values in hand."""
     if not account_ids:
         return 0
     since = since or {}
+    if new is not None:
+        legs = _new_legs(new)
+        if not legs:
+            return 0
+        chosen = _choose(_candidates(family, Q(pk__in=[leg.pk for leg in legs]), new=legs))
+        return _pairs_write(family, chosen)
     _stale_suggestions_drop(family, account_ids, since)
-    bounds = unpaired(
-        Transaction.objects.filter(family=family).filter(_touched_q(account_ids, since))
-    ).aggregate(low=Min("date"), high=Max("date"))
+    touched_q = _touched_q(account_ids, since)
+    bounds = unpaired(Transaction.objects.filter(family=family).filter(touched_q)).aggregate(
+        low=Min("date"), high=Max("date")
+    )
     if bounds["low"] is None:
         return 0
     margin = dt.timedelta(days=MAX_DAYS_APART)
@@ -342,17 +368,25 @@ def transfers_match(
     day = bounds["low"]
     while day <= bounds["high"]:
         window = (day, day + dt.timedelta(days=MATCH_WINDOW_DAYS - 1))
-        used: set[uuid.UUID] = set()
-        chosen: list[tuple[Leg, Leg]] = []
-        for outflow, inflow in _candidates(family, account_ids, since, window):
-            if outflow.pk in used or inflow.pk in used:
-                continue
-            used.update((outflow.pk, inflow.pk))
-            chosen.append((outflow, inflow))
-        for i in range(0, len(chosen), _CHUNK):
-            created += _pairs_create(family, chosen[i : i + _CHUNK])
+        created += _pairs_write(family, _choose(_candidates(family, touched_q, window)))
         day = window[1] + dt.timedelta(days=1)
     return created
+
+
+def _pairs_write(family: Family, chosen: list[tuple[Leg, Leg]]) -> int:
+    return sum(_pairs_create(family, chosen[i : i + _CHUNK]) for i in range(0, len(chosen), _CHUNK))
+
+
+def _choose(candidates: list[tuple[Leg, Leg]]) -> list[tuple[Leg, Leg]]:
+    """Best pairs first, each leg in at most one pair."""
+    used: set[uuid.UUID] = set()
+    chosen: list[tuple[Leg, Leg]] = []
+    for outflow, inflow in candidates:
+        if outflow.pk in used or inflow.pk in used:
+            continue
+        used.update((outflow.pk, inflow.pk))
+        chosen.append((outflow, inflow))
+    return chosen
 
 
 def _transaction_resolve(family: Family, field: str, pk: uuid.UUID) -> Transaction | None:

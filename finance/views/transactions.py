@@ -94,8 +94,10 @@ class TransactionViewSet(FamilyViewSet):
         body.is_valid(raise_exception=True)
         items = transaction_bulk_items_validate(body.validated_data["transactions"])
         results = transactions_bulk_create(family=self.family, items=items)
-        ids = [r.transaction.pk for r in results if r.transaction is not None]
-        loaded = {t.pk: t for t in self.get_queryset().filter(pk__in=ids)} if ids else {}
+        loaded = {r.transaction.pk: r.transaction for r in results if not r.reload}
+        ids = [r.transaction.pk for r in results if r.transaction is not None and r.reload]
+        if ids:
+            loaded.update((t.pk, t) for t in self.get_queryset().filter(pk__in=ids))
         return Response(transaction_bulk_response(results, loaded))
 
     @extend_schema(request=TransactionUpdateRequestSerializer, responses=TransactionSerializer)

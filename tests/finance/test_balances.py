@@ -114,6 +114,48 @@ class TestSeries:
         fifth = AccountBalance.objects.get(account=account, date=dt.date(2024, 3, 5))
         assert fifth.balance == Decimal("12365")
 
+    @pytest.mark.parametrize("account_type", [Account.Type.DEPOSITORY, Account.Type.CREDIT_CARD])
+    def test_creates_inside_the_series_move_it_in_place_as_a_rebuild_would(
+        self, alice, account_type
+    ):
+        """A create or bulk create inside the stored series shifts the stored days in place
+        (the same rows, not a rebuild): the series and balance must equal a full recompute."""
+        account = alice.account(account_type=account_type)
+        post(alice, account, "2024-01-01", "-1000.0001")
+        post(alice, account, "2024-03-01", "10")
+        post(alice, account, "2024-02-10", "33.3333")
+        ids_before = dict(AccountBalance.objects.filter(account=account).values_list("date", "id"))
+        items = [
+            {"account_id": str(account.id), "date": d, "amount": a, "name": "b", **x}
+            for d, a, x in (
+                ("2024-01-20", "5", {}),
+                ("2024-01-20", "-5", {}),  # a day whose flows cancel out
+                ("2024-01-25", "7.25", {}),
+                ("2024-02-29", "-0.01", {}),
+                ("2024-03-01", "500", {"excluded": True}),
+                ("2024-02-02", "12", {"nature": "income"}),
+            )
+        ]
+        r = alice.client.post("/api/v1/transactions/bulk", {"transactions": items}, format="json")
+        assert r.json()["summary"]["created"] == 6
+        shifted = list(
+            AccountBalance.objects.filter(account=account).values_list("date", "balance")
+        )
+        ids_after = dict(AccountBalance.objects.filter(account=account).values_list("date", "id"))
+        assert ids_after == ids_before  # the same rows, moved in place: not rebuilt
+        balance = Account.objects.get(pk=account.pk).balance
+        account_balances_refresh(account_dates={account.pk: None})
+        rebuilt = list(
+            AccountBalance.objects.filter(account=account).values_list("date", "balance")
+        )
+        assert shifted == rebuilt
+        assert balance == Account.objects.get(pk=account.pk).balance == rebuilt[-1][1]
+        sign = 1 if account_type == Account.Type.CREDIT_CARD else -1
+        total = (
+            Decimal("-1000.0001") + 10 + Decimal("33.3333") + Decimal("7.25") - Decimal("0.01") - 12
+        )
+        assert balance == sign * total
+
     def test_full_refresh_repairs_everything(self, alice):
         account = alice.account()
         post(alice, account, "2024-03-01", "-10")

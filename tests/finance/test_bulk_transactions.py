@@ -183,11 +183,55 @@ class TestBulkCreate:
         assert checking.balance == Decimal("90")
         assert savings.balance == Decimal("7.5")
 
+    def test_each_result_is_what_a_read_answers(self, alice):
+        """Created rows are answered from what was written (no re-read): every result must
+        equal GET /transactions/{id}, tags in list order, a pair matched in the same request
+        showing its transfer, an existing row as stored."""
+        checking, savings = alice.account(), alice.account(name="Savings")
+        category = CategoryFactory(family=alice.family)
+        merchant = MerchantFactory(family=alice.family)
+        tags = [TagFactory(family=alice.family, name=n) for n in ("zeta", "alpha", "mid")]
+        stored = TransactionFactory(account=checking, external_id="old", source="api")
+        r = post(
+            alice,
+            [
+                item(checking, amount="1e2", nature="outflow", date="2024-05-01"),
+                item(savings, amount="100.0000", nature="inflow", date="2024-05-03"),
+                item(
+                    checking,
+                    amount="12.3456",
+                    currency="eur",
+                    notes="",
+                    excluded=True,
+                    category_id=str(category.id),
+                    merchant_id=str(merchant.id),
+                    tag_ids=[str(t.id) for t in tags],
+                    external_id="ext-1",
+                    source="bank",
+                ),
+                item(checking, amount="-0", name="Zero"),
+                item(checking, external_id="old"),
+            ],
+        )
+        results = r.json()["results"]
+        assert [x["status"] for x in results] == [201, 201, 201, 201, 200]
+        for result in results:
+            txn = result["transaction"]
+            read = alice.client.get(f"/api/v1/transactions/{txn['id']}")
+            assert read.status_code == 200
+            assert txn == read.json(), txn["name"]
+        assert (
+            results[0]["transaction"]["transfer"]["id"]
+            == results[1]["transaction"]["transfer"]["id"]
+        )
+        assert [t["name"] for t in results[2]["transaction"]["tags"]] == ["alpha", "mid", "zeta"]
+        assert results[4]["transaction"]["id"] == str(stored.id)
+
     def test_nothing_created_calls_no_ledger_work(self, alice):
         account = alice.account()
         with mock.patch.object(transactions_bulk, "ledger_changed") as spy:
             post(alice, [item(account, amount="bad")])
-        spy.assert_called_once_with(family=alice.family, account_dates={})
+        spy.assert_called_once_with(family=alice.family, account_dates={}, created=[])
         assert account.balances.count() == 0
 
     def test_1000_items_cost_a_constant_number_of_queries(
