@@ -9,6 +9,7 @@ from rest_framework import serializers
 from finance.api.errors import flatten_errors
 from finance.models import Transaction
 from finance.money import format_amount, to_minor_units
+from finance.serializers.fast import transaction_fields_fast
 from finance.serializers.fields import (
     AmountField,
     CurrencyField,
@@ -185,10 +186,15 @@ class TransactionBulkRequestDocSerializer(serializers.Serializer):
 def transaction_bulk_items_validate(items: list[Any]) -> list[dict[str, Any] | list[str]]:
     """Each item's validated fields, or its "field: problem" messages (single-create rules).
 
-    One field set is built and reused for every item, as DRF's ListSerializer does."""
+    A well-formed item takes the fast path (finance/serializers/fast.py); any other goes
+    through one field set, built once and reused, as DRF's ListSerializer does."""
     checker = TransactionFieldsSerializer()
     out: list[dict[str, Any] | list[str]] = []
     for item in items:
+        fast = transaction_fields_fast(item)
+        if fast is not None:
+            out.append(fast)
+            continue
         try:
             out.append(checker.run_validation(item))
         except serializers.ValidationError as exc:

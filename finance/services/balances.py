@@ -25,7 +25,7 @@ from decimal import Decimal
 
 from django.apps import apps
 from django.db import connection, transaction
-from django.db.models import Max, Min, Sum
+from django.db.models import Max, Min, Q, Sum
 from django.utils import timezone
 
 from finance.models import Account, AccountBalance, Transaction
@@ -154,51 +154,89 @@ def _refresh_anchored(account: Account, today: dt.date) -> Decimal:
     return reported
 
 
-def _shift(account: Account, added: Mapping[dt.date, Decimal], today: dt.date) -> Decimal | None:
-    """Flows were only added (new transactions) inside the stored series: each stored day moves
-    by the new flows up to it, in place, instead of the series being rebuilt. None when that
-    cannot be done (the series is empty, or an added day or today lies outside it)."""
-    flows = {day: total for day, total in added.items() if total}
-    if not flows:
-        return None
-    bounds = AccountBalance.objects.filter(account=account).aggregate(
-        first=Min("date"), last=Max("date")
-    )
-    first, last = bounds["first"], bounds["last"]
-    if first is None or min(flows) < first or max(*flows, today) > last:
-        return None
+Steps = list[tuple[dt.date, dt.date, Decimal]]
+
+
+def _shift_steps(
+    account: Account, flows: Mapping[dt.date, Decimal], last: dt.date
+) -> tuple[list[dt.date], Steps]:
+    """(from, until, shift) for each added day: stored days in [from, until) move by `shift`,
+    the added flows up to `from` as the account's balance sees them."""
     sign = _direction(account)
     days = sorted(flows)
-    # (from, until, shift): the days in [from, until) move by the added flows up to `from`.
-    steps: list[tuple[dt.date, dt.date, Decimal]] = []
+    steps: Steps = []
     running = ZERO
     for i, day in enumerate(days):
         running += sign * flows[day]
         steps.append((day, days[i + 1] if i + 1 < len(days) else last + _ONE_DAY, running))
+    return days, steps
+
+
+def _shift(
+    accounts: list[Account], added: Mapping[uuid.UUID, Mapping[dt.date, Decimal]], today: dt.date
+) -> dict[uuid.UUID, Decimal]:
+    """Flows were only added (new transactions) inside the stored series: each stored day moves
+    by the new flows up to it, in place, instead of the series being rebuilt (a few statements
+    for all the accounts). Returns the new balance of each account so moved; the others (empty
+    series, an added day or today outside it) need `_refresh_manual`."""
+    flows = {
+        a.pk: {day: total for day, total in added.get(a.pk, {}).items() if total} for a in accounts
+    }
+    bounds = {
+        row["account_id"]: (row["first"], row["last"])
+        for row in AccountBalance.objects.filter(
+            account_id__in=[a.pk for a in accounts if flows[a.pk]]
+        )
+        .values("account_id")
+        .annotate(first=Min("date"), last=Max("date"))
+        .order_by()
+    }
+    plans: dict[uuid.UUID, tuple[dt.date, list[dt.date], Steps]] = {}
+    for account in accounts:
+        days_flows = flows[account.pk]
+        first, last = bounds.get(account.pk, (None, None))
+        if not days_flows or first is None or min(days_flows) < first:
+            continue
+        if max(*days_flows, today) > last:
+            continue
+        days, steps = _shift_steps(account, days_flows, last)
+        plans[account.pk] = (last, days, steps)
+    if not plans:
+        return {}
     table = connection.ops.quote_name(AccountBalance._meta.db_table)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            # numeric arithmetic in the database: exact, one statement per account.
-            values = ", ".join(["(%s::date, %s::date, %s::numeric)"] * len(steps))
+            # numeric arithmetic in the database, exact: one statement for every account, each
+            # step spread over its days so the join is on (account, date), not a range.
+            steps = [
+                (pk, *step) for pk, (_, _, account_steps) in plans.items() for step in account_steps
+            ]
             cursor.execute(
-                f"UPDATE {table} AS b SET balance = b.balance + s.shift "  # noqa: S608
-                f"FROM (VALUES {values}) AS s(lo, hi, shift) "
-                "WHERE b.account_id = %s AND b.date >= s.lo AND b.date < s.hi",
-                [v for step in steps for v in step] + [account.pk],
+                f"UPDATE {table} AS b SET balance = b.balance + s.shift FROM ("  # noqa: S608
+                "SELECT v.account_id, d::date AS day, v.shift "
+                "FROM unnest(%s::uuid[], %s::date[], %s::date[], %s::numeric[]) "
+                "AS v(account_id, lo, hi, shift), "
+                "generate_series(v.lo, v.hi - 1, interval '1 day') AS d"
+                ") AS s WHERE b.account_id = s.account_id AND b.date = s.day",
+                [list(column) for column in zip(*steps, strict=True)],
             )
         else:
             # SQLite keeps decimals as floating point: add in Python with Decimal instead.
             field = AccountBalance._meta.get_field("balance")
-            stored = AccountBalance.objects.filter(account=account, date__gte=days[0])
             updates = []
-            for pk, day, balance in stored.values_list("pk", "date", "balance"):
-                shift = steps[bisect.bisect_right(days, day) - 1][2]
-                updates.append((field.get_db_prep_save(balance + shift, connection), pk))
+            for pk, (_, days, steps) in plans.items():
+                stored = AccountBalance.objects.filter(account_id=pk, date__gte=days[0])
+                for row_pk, day, balance in stored.values_list("pk", "date", "balance"):
+                    shift = steps[bisect.bisect_right(days, day) - 1][2]
+                    updates.append((field.get_db_prep_save(balance + shift, connection), row_pk))
             cursor.executemany(
                 f"UPDATE {table} SET balance = %s WHERE id = %s",  # noqa: S608
                 updates,
             )
-    return AccountBalance.objects.get(account=account, date=last).balance
+    last_days = Q()
+    for pk, (last, _, _) in plans.items():
+        last_days |= Q(account_id=pk, date=last)
+    return dict(AccountBalance.objects.filter(last_days).values_list("account_id", "balance"))
 
 
 def account_balances_refresh(
@@ -221,16 +259,18 @@ def account_balances_refresh(
             .filter(pk__in=list(account_dates))
             .order_by("pk")
         )
+        shifted = (
+            _shift([a for a in accounts if a.reported_balance is None], added, today)
+            if added
+            else {}
+        )
         for account in accounts:
-            if account.reported_balance is not None:
+            if account.pk in shifted:
+                balance = shifted[account.pk]
+            elif account.reported_balance is not None:
                 balance = _refresh_anchored(account, today)
             else:
-                shifted = None
-                if added is not None and account.pk in added:
-                    shifted = _shift(account, added[account.pk], today)
-                if shifted is None:
-                    shifted = _refresh_manual(account, account_dates[account.pk], today)
-                balance = shifted
+                balance = _refresh_manual(account, account_dates[account.pk], today)
             Account.objects.filter(pk=account.pk).update(balance=balance)
 
 

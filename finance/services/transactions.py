@@ -106,24 +106,38 @@ def transaction_refs_resolve(*, family: Family, data: dict[str, Any]) -> Resolve
     return refs
 
 
+_RELATED = ("family", "account", "category", "merchant")
+
+
 def transaction_build(*, family: Family, data: dict[str, Any], refs: ResolvedRefs) -> Transaction:
-    """An unsaved Transaction from validated request data (used by single and bulk create)."""
+    """An unsaved Transaction from validated request data (used by single and bulk create).
+
+    Built from positional values, as the ORM builds rows it reads (keyword construction costs
+    ~20 us a row, a tenth of a bulk request), its related records cached as `select_related`
+    would."""
     external_id = data.get("external_id") or None
-    source = (data.get("source") or DEFAULT_SOURCE) if external_id else None
-    return Transaction(
-        family=family,
-        account=refs.account,
-        date=data["date"],
-        amount=signed_amount(data["amount"], data.get("nature")),
-        currency=data.get("currency") or family.currency,
-        name=data["name"],
-        notes=data.get("notes"),
-        external_id=external_id,
-        source=source,
-        category=refs.category,
-        merchant=refs.merchant,
-        excluded=data.get("excluded", False),
+    related = dict(zip(_RELATED, (family, refs.account, refs.category, refs.merchant), strict=True))
+    given = {
+        "family_id": family.pk,
+        "account_id": refs.account.pk if refs.account is not None else None,
+        "date": data["date"],
+        "amount": signed_amount(data["amount"], data.get("nature")),
+        "currency": data.get("currency") or family.currency,
+        "name": data["name"],
+        "notes": data.get("notes"),
+        "external_id": external_id,
+        "source": (data.get("source") or DEFAULT_SOURCE) if external_id else None,
+        "category_id": refs.category.pk if refs.category is not None else None,
+        "merchant_id": refs.merchant.pk if refs.merchant is not None else None,
+        "excluded": data.get("excluded", False),
+    }
+    meta = Transaction._meta
+    txn = Transaction(
+        *(given[f.attname] if f.attname in given else f.get_default() for f in meta.concrete_fields)
     )
+    for name, record in related.items():
+        meta.get_field(name).set_cached_value(txn, record)
+    return txn
 
 
 IdempotencyKey = tuple[uuid.UUID, str, str]

@@ -123,9 +123,9 @@ def _candidates(
     others: dict[uuid.UUID, Leg] = {t.pk: t for t in touched}
     # The touched legs are in hand: read only the others (an import's own rows, a whole
     # window of them, are most of what the date range holds).
-    qs = unpaired(Transaction.objects.filter(family=family, date__gte=low, date__lte=high)).exclude(
-        touched_q
-    )
+    qs = unpaired(Transaction.objects.filter(family=family, date__gte=low, date__lte=high))
+    if new is None:
+        qs = qs.exclude(touched_q)  # new legs are few: finding them again costs less than this
     if new is not None or len(wanted) <= _CHUNK:
         # Few amounts: ask for them; many (an import): reading the whole window is cheaper.
         qs = qs.filter(amount__in=wanted)
