@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin.widgets import AutocompleteSelectMultiple
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -56,6 +57,19 @@ class TransactionAdmin(HouseholdAdmin):
     readonly_fields = ("provider_snapshot", "import_id", "created_at", "updated_at")
     action_form = TransactionActionForm
     actions = ("categorise_selected", "tag_selected", "exclude_selected", "include_selected")
+
+    def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name != "tags":
+            return super().formfield_for_manytomany(db_field, request, **kwargs)
+        # The admin shows no field for a many-to-many with its own through model; the columns
+        # TransactionTag adds are kept by triggers, so the form may `.set()` tags as before.
+        kwargs.setdefault(
+            "widget",
+            AutocompleteSelectMultiple(db_field, self.admin_site, using=kwargs.get("using")),
+        )
+        field = db_field.formfield(**kwargs)
+        field.queryset = scope_queryset(field.queryset, request)
+        return field
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("tags")

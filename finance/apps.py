@@ -21,6 +21,20 @@ def _search_index_ensure(sender: Any, using: str = "default", **kwargs: Any) -> 
         search_index_ensure(using=using)
 
 
+def _tag_dates_ensure(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    # A migration that rebuilds a SQLite table drops the triggers keeping the tag links' dates.
+    from django.db import connections
+    from django.db.migrations.recorder import MigrationRecorder
+
+    from finance.tag_dates import tag_dates_ensure
+
+    applied = MigrationRecorder(connections[using]).migration_qs.filter(
+        app="finance", name="0005_transaction_tag_date"
+    )
+    if applied.exists():  # not after migrating back to before the copies
+        tag_dates_ensure(using=using)
+
+
 class FinanceConfig(AppConfig):
     name = "finance"
     verbose_name = "Household finances"
@@ -31,3 +45,4 @@ class FinanceConfig(AppConfig):
         from finance import admin_keys  # noqa: F401
 
         post_migrate.connect(_search_index_ensure, sender=self)
+        post_migrate.connect(_tag_dates_ensure, sender=self)

@@ -7,6 +7,7 @@ from finance.models.ledger import (
     RejectedTransfer,
     Tag,
     Transaction,
+    TransactionTag,
     Transfer,
 )
 
@@ -20,6 +21,7 @@ __all__ = [
     "RejectedTransfer",
     "Tag",
     "Transaction",
+    "TransactionTag",
     "Transfer",
     "User",
 ]

@@ -136,6 +136,23 @@ class Tag(models.Model):
         return self.name
 
 
+class TransactionQuerySet(models.QuerySet):
+    def counted_by(self, counted: models.QuerySet) -> TransactionQuerySet:
+        """This queryset, whose `count()` reads `counted`, an equivalent and cheaper query.
+
+        Only this instance carries it: every queryset derived from it (a filter, a slice)
+        counts itself again, so a further filter can never inherit a count it changed."""
+        clone = self._chain()
+        clone._counted_by = counted
+        return clone
+
+    def count(self) -> int:
+        counted = getattr(self, "_counted_by", None)
+        if counted is not None and self._result_cache is None:
+            return counted.count()
+        return super().count()
+
+
 class Transaction(models.Model):
     """One ledger entry. Sign: positive = money leaving the account, negative = entering."""
 
@@ -164,7 +181,9 @@ class Transaction(models.Model):
     merchant = models.ForeignKey(
         Merchant, null=True, blank=True, on_delete=models.SET_NULL, related_name="transactions"
     )
-    tags = models.ManyToManyField(Tag, blank=True, related_name="transactions")
+    tags = models.ManyToManyField(
+        Tag, blank=True, related_name="transactions", through="TransactionTag"
+    )
     kind = models.CharField(max_length=32, choices=Kind.choices, default=Kind.STANDARD)
     pending = models.BooleanField(default=False)
     excluded = models.BooleanField(default=False)
@@ -174,6 +193,8 @@ class Transaction(models.Model):
     import_id = models.UUIDField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = TransactionQuerySet.as_manager()
 
     class Meta:
         ordering = ["-date", "-created_at", "-id"]
@@ -213,6 +234,43 @@ class Transaction(models.Model):
     @property
     def classification(self) -> str:
         return "income" if self.amount < 0 else "expense"
+
+
+class TransactionTag(models.Model):
+    """A tag on a transaction (the table Django made for `Transaction.tags`), with copies of the
+    transaction's date and household so one index answers a tag's page and its exact count.
+
+    The copies are kept by database triggers (finance/tag_dates.py), not by the ORM: links and
+    transactions are also written with COPY / executemany and `.update()`. They are NULL only
+    between a SQLite insert and its AFTER INSERT trigger (SQLite triggers cannot change NEW)."""
+
+    transaction = models.ForeignKey(Transaction, on_delete=models.CASCADE, related_name="tag_links")
+    # Its index is the leading column of `txn_tag_family_date` (a tag's deletion reads it).
+    tag = models.ForeignKey(Tag, on_delete=models.CASCADE, db_index=False)
+    date = models.DateField(null=True, editable=False)
+    # The transaction's household; no constraint of its own: links go with their transaction.
+    family = models.ForeignKey(
+        Family,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,
+        null=True,
+        editable=False,
+        related_name="+",
+    )
+
+    class Meta:
+        db_table = "finance_transaction_tags"
+        unique_together = [("transaction", "tag")]
+        indexes = [
+            # The `tag_ids[]` list's page in order and its count, index only (bench/README.md).
+            models.Index(
+                fields=["tag", "family", "-date", "-transaction"], name="txn_tag_family_date"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.transaction_id} #{self.tag_id}"
 
 
 class Transfer(models.Model):
