@@ -16,6 +16,6 @@ def backwards(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("finance", "0004_transaction_search_sqlite")]
+    dependencies = [("finance", "0005_transaction_tag_date")]
 
     operations = [migrations.RunPython(forwards, backwards)]
