@@ -37,7 +37,7 @@ def ledger_changed(
                 days = added.setdefault(txn.account_id, {})
                 days[txn.date] = days.get(txn.date, ZERO) + txn.amount
     account_balances_refresh(account_dates=account_dates, added=added)
-    from finance.services.transfers import transfers_match
+    from finance.services.transfer_matching import transfers_match
 
     return transfers_match(
         family=family, account_ids=list(account_dates), since=account_dates, new=created

@@ -10,7 +10,7 @@ from django.test import Client
 
 from finance.models import RejectedTransfer, Transaction, Transfer
 from finance.services.households import household_permissions_grant
-from finance.services.transfers import transfers_match
+from finance.services.transfer_matching import transfers_match
 from tests.factories import (
     CategoryFactory,
     MerchantFactory,

@@ -10,7 +10,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from finance.models import RejectedTransfer, Transfer
-from finance.services.transfers import transfer_reject, transfers_match
+from finance.services.transfer_matching import transfers_match
+from finance.services.transfers import transfer_reject
 from tests.factories import CategoryFactory, TransactionFactory
 
 

@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 
 from finance.models import Account, Category, Merchant, Tag, Transaction, Transfer
-from finance.services.transfers import transfers_match
+from finance.services.transfer_matching import transfers_match
 from tests.conftest import assert_error
 from tests.factories import (
     CategoryFactory,

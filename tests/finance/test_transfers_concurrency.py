@@ -10,7 +10,7 @@ import pytest
 from django.db import connection, transaction
 
 from finance.models import Transaction, Transfer
-from finance.services.transfers import transfers_match
+from finance.services.transfer_matching import transfers_match
 from tests.factories import AccountFactory, FamilyFactory, TransactionFactory
 
 PAIRS = 30

@@ -126,21 +126,21 @@ def test_matching_racing_with_edits_never_pairs_wrongly(postgres_only, live_serv
 def test_an_edit_committed_between_matchings_read_and_write_is_seen(monkeypatch):
     """The race above, made deterministic: the edit lands after matching read its candidates
     and before it writes the pair. The pair must not be written with a stale leg."""
-    from finance.services import transfers
+    from finance.services import transfer_matching
     from tests.factories import FamilyFactory, TransactionFactory
 
     family = FamilyFactory()
     a, b = AccountFactory(family=family), AccountFactory(family=family)
     outflow = TransactionFactory(account=a, amount=Decimal(50), date=START)
     inflow = TransactionFactory(account=b, amount=Decimal(-50), date=START)
-    original = transfers._candidates
+    original = transfer_matching._candidates
 
     def candidates_then_edit(*args, **kwargs):
         found = original(*args, **kwargs)
         Transaction.objects.filter(pk=outflow.pk).update(amount=Decimal("50.5"))  # the edit
         return found
 
-    monkeypatch.setattr(transfers, "_candidates", candidates_then_edit)
-    transfers.transfers_match(family=family, account_ids=[a.pk, b.pk])
+    monkeypatch.setattr(transfer_matching, "_candidates", candidates_then_edit)
+    transfer_matching.transfers_match(family=family, account_ids=[a.pk, b.pk])
     assert _violations() == []
     assert not Transfer.objects.filter(inflow_transaction=inflow).exists()
