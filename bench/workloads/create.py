@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -112,24 +113,27 @@ def run(*, full: bool, backend: str) -> Report:
         if ident not in sessions:
             sessions[ident] = requests.Session()
             sessions[ident].headers.update(headers)
+            sessions[ident].headers["Content-Type"] = "application/json"
         return sessions[ident]
 
+    # Latency runs from sending the request to holding the whole response: the client's own
+    # JSON encoding of the body and decoding of the answer are outside it.
     def single(i: int) -> float:
+        body = json.dumps({"transaction": item(hh, i, f"s{run_tag}")})
         t0 = time.perf_counter()
-        r = session().post(
-            f"{url}/api/v1/transactions",
-            json={"transaction": item(hh, i, f"s{run_tag}")},
-            timeout=120,
-        )
+        r = session().post(f"{url}/api/v1/transactions", data=body, timeout=120)
+        elapsed = time.perf_counter() - t0
         assert r.status_code == 201, (r.status_code, r.text[:300])
-        return time.perf_counter() - t0
+        return elapsed
 
     def bulk(n: int) -> float:
         payload = {"transactions": [item(hh, n * 1000 + i, f"b{run_tag}") for i in range(1000)]}
+        body = json.dumps(payload)
         t0 = time.perf_counter()
-        r = session().post(f"{url}/api/v1/transactions/bulk", json=payload, timeout=300)
+        r = session().post(f"{url}/api/v1/transactions/bulk", data=body, timeout=300)
+        elapsed = time.perf_counter() - t0
         assert r.status_code == 200 and r.json()["summary"]["created"] == 1000, r.text[:300]
-        return time.perf_counter() - t0
+        return elapsed
 
     try:
         single(-1)  # warm the workers
@@ -165,9 +169,10 @@ def run(*, full: bool, backend: str) -> Report:
     local_lat = []
     for n in range(2 * bulk_requests, 3 * bulk_requests):
         payload = {"transactions": [item(hh, n * 1000 + i, f"l{run_tag}") for i in range(1000)]}
+        body = json.dumps(payload)
         t0 = time.perf_counter()
         r = local.post(
-            "/api/v1/transactions/bulk", payload, content_type="application/json",
+            "/api/v1/transactions/bulk", body, content_type="application/json",
             HTTP_X_API_KEY=hh.key,
         )  # fmt: skip
         local_lat.append(time.perf_counter() - t0)

@@ -114,7 +114,7 @@ def fast_insert_new(
                 f"CREATE TEMPORARY TABLE IF NOT EXISTS {staging} "
                 f"(LIKE {table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
             )
-            cursor.execute(f"TRUNCATE {staging}")
+            cursor.execute(f"DELETE FROM {staging}")  # noqa: S608 (rows of an earlier call)
             with cursor.cursor.copy(f"COPY {staging} ({names_sql}) FROM STDIN") as copy:
                 for values in params:
                     copy.write_row(values)
