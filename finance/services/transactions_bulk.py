@@ -39,8 +39,10 @@ def transactions_bulk_create(
 
     `items` holds, per position, either the validated fields of one transaction or the list of
     its validation errors. Ids are resolved for the whole batch in one query per kind; rows are
-    inserted with ON CONFLICT DO NOTHING and re-read (`transactions_insert`); balances and
-    transfer matching run once, from the earliest created date of each touched account."""
+    written by COPY, the idempotency keys decided by ON CONFLICT DO NOTHING
+    (`transactions_insert`); balances and transfer matching run once, for the new rows only.
+    Created rows come back as written, ready to serialise (`reload=False`); rows that matching
+    paired, and existing rows, are for the caller to read back."""
     results: list[BulkItemResult] = [BulkItemResult(index=i, status=422) for i in range(len(items))]
     valid = [(i, data) for i, data in enumerate(items) if isinstance(data, dict)]
     for i, errors in enumerate(items):
