@@ -35,6 +35,20 @@ def _tag_dates_ensure(sender: Any, using: str = "default", **kwargs: Any) -> Non
         tag_dates_ensure(using=using)
 
 
+def _row_counts_ensure(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    # A migration that rebuilds the SQLite transaction table drops the counters' triggers.
+    from django.db import connections
+    from django.db.migrations.recorder import MigrationRecorder
+
+    from finance.row_counts import row_counts_ensure
+
+    applied = MigrationRecorder(connections[using]).migration_qs.filter(
+        app="finance", name="0007_transaction_count"
+    )
+    if applied.exists():  # not after migrating back to before the counters
+        row_counts_ensure(using=using)
+
+
 class FinanceConfig(AppConfig):
     name = "finance"
     verbose_name = "Household finances"
@@ -46,3 +60,4 @@ class FinanceConfig(AppConfig):
 
         post_migrate.connect(_search_index_ensure, sender=self)
         post_migrate.connect(_tag_dates_ensure, sender=self)
+        post_migrate.connect(_row_counts_ensure, sender=self)

@@ -1,3 +1,4 @@
+from finance.models.counts import TransactionCount
 from finance.models.household import ApiKey, Family, User
 from finance.models.ledger import (
     Account,
@@ -21,6 +22,7 @@ __all__ = [
     "RejectedTransfer",
     "Tag",
     "Transaction",
+    "TransactionCount",
     "TransactionTag",
     "Transfer",
     "User",

@@ -4,11 +4,15 @@ transfers. Every row belongs to exactly one household (`family`)."""
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING
 
 from django.db import models
 from django.db.models import Q
 
 from finance.models.household import Family
+
+if TYPE_CHECKING:
+    from finance.row_counts import Counted
 
 AMOUNT = {"max_digits": 19, "decimal_places": 4}
 
@@ -137,8 +141,9 @@ class Tag(models.Model):
 
 
 class TransactionQuerySet(models.QuerySet):
-    def counted_by(self, counted: models.QuerySet) -> TransactionQuerySet:
-        """This queryset, whose `count()` reads `counted`, an equivalent and cheaper query.
+    def counted_by(self, counted: Counted) -> TransactionQuerySet:
+        """This queryset, whose `count()` reads `counted`, an equivalent and cheaper query
+        (or the row counters, finance/row_counts.py).
 
         Only this instance carries it: every queryset derived from it (a filter, a slice)
         counts itself again, so a further filter can never inherit a count it changed."""

@@ -11,6 +11,7 @@ from django.db.models.functions import Coalesce
 
 from finance.api.filters import QueryFilters
 from finance.models import Family, Merchant, Transaction, TransactionTag
+from finance.row_counts import TransactionRows
 from finance.search_sqlite import MATCH_SQL as SQLITE_MATCH_SQL
 from finance.search_sqlite import phrase, search_index_refresh
 
@@ -105,8 +106,19 @@ def transaction_list(*, family: Family, params: Any) -> QuerySet[Transaction]:
             # reads every match. The expression only hides the index; the order is the same.
             return qs.order_by(Coalesce("date", "date").desc(), "-created_at", "-id")
     qs = qs.order_by(*order)
-    others = (account_id, account_ids, category_id, merchant_id, start_date, end_date, kind, search)
-    if tag_ids and not any(others) and (min_amount, max_amount, pending) == (None,) * 3:
+    others = (category_id, merchant_id, start_date, end_date, search)
+    if any(others) or (min_amount, max_amount, pending) != (None,) * 3:
+        return qs
+    if not tag_ids:
+        # Only accounts and type: the counters kept by triggers give the exact count.
+        accounts = None
+        for chosen in ({account_id} if account_id else None, set(account_ids) or None):
+            if chosen is not None:
+                accounts = chosen if accounts is None else accounts & chosen
+        expense = None if kind is None else kind == "expense"
+        rows = TransactionRows(family_id=family.pk, accounts=accounts, expense=expense, fallback=qs)
+        return qs.counted_by(rows)
+    if tag_ids and not (account_id or account_ids or kind):
         # Only the tags filter: the household's links are the rows, so the exact count reads
         # their index instead of joining each link back to its transaction.
         if len(tag_ids) > 1:

@@ -47,8 +47,10 @@ def _prepare(
             continue
         if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
             fixed.append((field, now))
-        elif field.primary_key and isinstance(field, models.AutoField):
-            continue
+        elif field.primary_key:
+            if isinstance(field, models.AutoField):
+                continue
+            raise ValueError(f"{model.__name__}.{field.name}: give each row its own key")
         elif field.has_default() or field.null:
             fixed.append((field, field.get_default()))
         else:
