@@ -60,6 +60,8 @@ def run_pipeline(*, user: Any, account: Any, csv_path: Path | str) -> dict[str, 
     parsed = time.perf_counter()
     spent: dict[str, float] = {}
     with (
+        _timed(publish_module, "import_duplicates_mark", spent, "  of which duplicates check"),
+        _timed(publish_module, "_write_transactions", spent, "  of which writes (COPY, tags)"),
         _timed(publish_module, "readback", spent, "  of which verify (readback)"),
         _timed(publish_module, "ledger_changed", spent, "  of which ledger (balances, transfers)"),
     ):

@@ -97,7 +97,8 @@ class ImportRow(models.Model):
     forced = models.BooleanField(default=False)
     occurrence = models.IntegerField(default=1)
     fingerprint = models.CharField(max_length=64, blank=True, default="")
-    transaction_id = models.UUIDField(null=True, blank=True)
+    # Which transaction a row became is not stored (writing it cost a second pass over every
+    # row at publish): `imports.selectors.with_transaction_ids` reads it by the unique key.
 
     class Meta:
         ordering = ["row_number"]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Case, OuterRef, QuerySet, Subquery, UUIDField, When
 
 from finance.api.filters import QueryFilters
-from finance.models import Family
+from finance.models import Family, Transaction
 from imports.models import Import, ImportMapping, ImportRow
+from imports.services.dedup import IMPORT_SOURCE
+from imports.services.stats import TO_CREATE
 
 
 def import_list(*, family: Family, params: object) -> QuerySet[Import]:
@@ -27,12 +29,26 @@ def import_row_list(*, data_import: Import, params: object) -> QuerySet[ImportRo
     valid = filters.boolean("valid")
     duplicate = filters.boolean("duplicate")
     filters.check()
-    qs = ImportRow.objects.filter(data_import=data_import)
+    qs = with_transaction_ids(ImportRow.objects.filter(data_import=data_import), data_import)
     if valid is not None:
         qs = qs.filter(valid=valid)
     if duplicate is not None:
         qs = qs.filter(duplicate=duplicate)
     return qs.order_by("row_number")
+
+
+def with_transaction_ids(rows: QuerySet[ImportRow], data_import: Import) -> QuerySet[ImportRow]:
+    """Rows with `transaction_id`: the transaction the row became when this import published
+    it (its account, the import source and the row's fingerprint as external id: unique), or
+    None (not published, reverted, a duplicate, skipped). One index probe per row listed."""
+    created = Transaction.objects.filter(
+        import_id=data_import.pk,
+        account_id=OuterRef("account_id"),
+        source=IMPORT_SOURCE,
+        external_id=OuterRef("fingerprint"),
+    ).values("id")[:1]
+    became = Case(When(TO_CREATE, then=Subquery(created)), default=None, output_field=UUIDField())
+    return rows.annotate(transaction_id=became)
 
 
 def import_mapping_list(*, data_import: Import, params: object) -> QuerySet[ImportMapping]:

@@ -18,7 +18,13 @@ from finance.api.errors import ApiError, ValidationFailed
 from finance.api.viewsets import FamilyViewSet
 from finance.models import Account
 from imports.models import Import, ImportRow
-from imports.selectors import import_list, import_mapping_list, import_row_list, mapping_targets
+from imports.selectors import (
+    import_list,
+    import_mapping_list,
+    import_row_list,
+    mapping_targets,
+    with_transaction_ids,
+)
 from imports.serializers import (
     ImportCreateRequestSerializer,
     ImportEnvelopeSerializer,
@@ -181,6 +187,7 @@ class ImportViewSet(FamilyViewSet):
         body = RowUpdateRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         row = import_row_update(data_import=imp, row=row, data=body.validated_data)
+        row = with_transaction_ids(ImportRow.objects.filter(pk=row.pk), imp).get()
         return Response({"data": row_representation(row, imp, mapping_targets(data_import=imp))})
 
     @extend_schema(

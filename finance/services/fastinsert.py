@@ -14,12 +14,19 @@ from django.db import connection, models
 from django.utils import timezone
 
 
-def _adapter(field: models.Field) -> Callable[[Any], Any]:
+def _adapter(field: models.Field) -> Callable[[Any], Any] | None:
+    """How to turn a value of `field` into what the driver takes; None: as it is."""
     ops = connection.ops
     target = field.target_field if field.is_relation else field
+    pg = connection.vendor == "postgresql"
+    if isinstance(target, models.JSONField):
+        if pg:
+            return lambda v: ops.adapt_json_value(v, target.encoder)
+        return lambda v: json.dumps(v, cls=target.encoder)
+    if pg:
+        # psycopg takes UUIDs, dates, datetimes and Decimals (or their text) natively.
+        return None
     if isinstance(target, models.UUIDField):
-        if connection.features.has_native_uuid_field:
-            return lambda v: v
         return lambda v: v.hex if hasattr(v, "hex") else v
     if isinstance(target, models.DateTimeField):
         return ops.adapt_datetimefield_value
@@ -27,11 +34,7 @@ def _adapter(field: models.Field) -> Callable[[Any], Any]:
         return ops.adapt_datefield_value
     if isinstance(target, models.DecimalField):
         return ops.adapt_decimalfield_value
-    if isinstance(target, models.JSONField):
-        if connection.vendor == "sqlite":
-            return lambda v: json.dumps(v, cls=target.encoder)
-        return lambda v: ops.adapt_json_value(v, target.encoder)
-    return lambda v: v
+    return None
 
 
 def _prepare(
@@ -56,13 +59,20 @@ def _prepare(
         else:
             raise ValueError(f"{model.__name__}.{field.name} needs a value")
     columns = [f.column for f in given] + [f.column for f, _ in fixed]
+    tail = tuple(_adapt(_adapter(f), v) for f, v in fixed)
     adapters = [_adapter(f) for f in given]
-    tail = tuple(None if v is None else _adapter(f)(v) for f, v in fixed)
+    if not any(adapters):  # PostgreSQL without JSON: the rows go as they are
+        return columns, [(*row, *tail) for row in rows]
     params = [
-        tuple(None if v is None else a(v) for a, v in zip(adapters, row, strict=True)) + tail
+        tuple(v if a is None or v is None else a(v) for a, v in zip(adapters, row, strict=True))
+        + tail
         for row in rows
     ]
     return columns, params
+
+
+def _adapt(adapter: Callable[[Any], Any] | None, value: Any) -> Any:
+    return value if adapter is None or value is None else adapter(value)
 
 
 def fast_insert(

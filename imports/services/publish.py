@@ -12,7 +12,6 @@ import uuid
 from typing import Any
 
 from django.db import transaction
-from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from finance.api.errors import Conflict
@@ -163,11 +162,6 @@ def _write_transactions(imp: Import, on_progress: Any = None) -> dict[uuid.UUID,
         progress_write(imp.pk, done)
         if on_progress:
             on_progress(done)
-    # Read back which transaction each row became (through the unique external id).
-    created = Transaction.objects.filter(
-        account_id=OuterRef("account_id"), source=IMPORT_SOURCE, external_id=OuterRef("fingerprint")
-    ).values("id")[:1]
-    ImportRow.objects.filter(TO_CREATE, data_import=imp).update(transaction_id=Subquery(created))
     return dates
 
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 from finance.api.errors import Conflict
 from finance.models import Account, Category, Tag, Transaction
 from finance.services.ledger import ledger_changed
-from imports.models import Import, ImportMapping, ImportRow
+from imports.models import Import, ImportMapping
 from imports.services.dedup import import_duplicates_mark
 from imports.services.parse import rows_accounts_resolve
 from imports.services.stats import import_stats_refresh
@@ -94,9 +94,6 @@ def import_revert_run(*, import_id: uuid.UUID | str) -> str:
                     break
                 Transaction.objects.filter(pk__in=ids).delete()
             gone = _delete_created_records(imp)
-            ImportRow.objects.filter(data_import=imp, transaction_id__isnull=False).update(
-                transaction_id=None
-            )
             verification = dict(imp.verification or {})
             readback = dict(verification.get("readback") or {})
             readback.update(status="reverted", after_counts=household_counts(family=imp.family))

@@ -122,3 +122,30 @@ class RowLock:
         if not self.conn.closed:
             self.conn.commit()
             self.conn.close()
+
+
+class KeyHold:
+    """Insert, uncommitted, a transaction holding one idempotency key from a separate
+    connection: a writer inserting the same key waits there, in the middle of its statement
+    (PostgreSQL waits for the holder to end before it can tell a duplicate), until release()
+    rolls the holder back."""
+
+    def __init__(self, *, family_id: object, account_id: object, source: str, key: str) -> None:
+        import uuid
+
+        import psycopg
+
+        self.conn = psycopg.connect(database_url(), autocommit=False)
+        self.conn.execute(
+            """INSERT INTO finance_transaction (id, family_id, account_id, date, amount,
+                currency, name, source, external_id, kind, pending, excluded, created_at,
+                updated_at)
+            VALUES (%s, %s, %s, '2024-01-01', 1, 'USD', 'held', %s, %s, 'standard', false,
+                false, now(), now())""",
+            [uuid.uuid4(), family_id, account_id, source, key],
+        )
+
+    def release(self) -> None:
+        if not self.conn.closed:
+            self.conn.rollback()
+            self.conn.close()

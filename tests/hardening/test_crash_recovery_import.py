@@ -1,7 +1,8 @@
 """Issue 10 item 5 for imports: a real worker process publishing an import is SIGKILLed in the
 middle of its one publish transaction, on PostgreSQL. Every row has been inserted (the test
-sees the child's uncommitted writes on the transactions table in pg_locks) and the child is
-blocked on a row lock the test holds on one import row, which it updates next.
+sees the child's uncommitted writes on the transactions table in pg_locks) but the last: the
+child is blocked inserting it, because the test holds that row's idempotency key in an open
+transaction of its own.
 
 Then: nothing of the import is in the ledger (all or nothing), the settler leaves the publish
 alone while the worker lives and moves it to `failed` once the worker is gone, and publishing
@@ -17,10 +18,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from finance.models import Account, Transaction
 from imports.models import Import, ImportRow
+from imports.selectors import with_transaction_ids
 from imports.services.publish import import_publish, import_publish_run
 from imports.services.settle import LOST, imports_settle_stuck
 from tests.hardening.crash import (
-    RowLock,
+    KeyHold,
     child_sessions,
     sigkill,
     spawn,
@@ -58,7 +60,9 @@ def test_killed_publish_writes_nothing_and_recovers(postgres_only, alice, settin
 
     # WHEN a worker publishes it and is killed mid-transaction
     last_row = ImportRow.objects.filter(data_import=imp).order_by("-id").first()
-    lock = RowLock(ImportRow._meta.db_table, last_row.pk)
+    lock = KeyHold(
+        family_id=alice.family.pk, account_id=account.pk, source="import", key=last_row.fingerprint
+    )
     child = spawn(CHILD_PUBLISH.format(import_id=str(imp.pk)), MEDIA_ROOT=settings.MEDIA_ROOT)
     try:
         session = wait_for(
@@ -67,11 +71,11 @@ def test_killed_publish_writes_nothing_and_recovers(postgres_only, alice, settin
                     s
                     for s in child_sessions()
                     if s["wait_event_type"] == "Lock"
-                    and ImportRow._meta.db_table in (s["query"] or "")
+                    and Transaction._meta.db_table in (s["query"] or "")
                 ),
                 None,
             ),
-            "the publish to block on the import row, mid-transaction",
+            "the publish to block on the last row's key, mid-transaction",
             child,
             timeout=120,
         )
@@ -87,7 +91,8 @@ def test_killed_publish_writes_nothing_and_recovers(postgres_only, alice, settin
 
     # THEN nothing of the import reached the ledger
     assert not Transaction.objects.filter(account=account).exists()
-    assert not ImportRow.objects.filter(data_import=imp, transaction_id__isnull=False).exists()
+    linked = with_transaction_ids(ImportRow.objects.filter(data_import=imp), imp)
+    assert not linked.filter(transaction_id__isnull=False).exists()
     assert Import.objects.get(pk=imp.pk).status == "importing"
     # AND the settler settles it to its true state
     moved = imports_settle_stuck(older_than=dt.timedelta(0))

@@ -163,6 +163,16 @@ def test_publish_verify_republish_revert(alice, django_capture_on_commit_callbac
     assert done["status_detail"]["revertable"] is True
     kaffee = Transaction.objects.filter(account=account, name="Kaffee")
     assert kaffee.count() == 2  # identical rows are real repeats
+    # Each row names the transaction it became.
+    became = {r["row_number"]: r["transaction_id"] for r in rows(alice.client, data["id"])}
+    created = {
+        str(pk)
+        for pk in Transaction.objects.filter(account=account, source="import").values_list(
+            "pk", flat=True
+        )
+    }
+    assert set(became.values()) == created and len(created) == 5
+    assert became[2] == str(Transaction.objects.get(name="REWE Markt").pk)
     assert Transaction.objects.get(name="REWE Markt").category_id == groceries.pk
     account.refresh_from_db()
     assert account.balance == Decimal("9") * -1 + Decimal("2500") - Decimal("45.20") - 7 - 1100
@@ -174,12 +184,14 @@ def test_publish_verify_republish_revert(alice, django_capture_on_commit_callbac
     assert second["status"] == "complete"
     assert second["verification"]["readback"]["status"] == "matched"
     assert second["verification"]["readback"]["checked_counts"]["transactions"] == 0
+    assert {r["transaction_id"] for r in rows(alice.client, again["id"])} == {None}  # duplicates
     assert Transaction.objects.filter(account=account).count() == 6
 
     # Revert the first: exactly what it created goes, the earlier row stays.
     reverted = revert(alice.client, data["id"], django_capture_on_commit_callbacks)
     assert reverted["status"] == "pending"
     assert reverted["verification"]["readback"]["status"] == "reverted"
+    assert {r["transaction_id"] for r in rows(alice.client, data["id"])} == {None}
     assert ledger(account) == before
     assert balances(account) == balances_before
     assert Transaction.objects.filter(pk=before_txn.pk).exists()
