@@ -20,16 +20,18 @@ TRIGRAM_MIN_CHARS = 3  # shorter terms have no trigram for the index to look up
 
 
 def transaction_base_queryset(*, family: Family) -> QuerySet[Transaction]:
+    # The transfer legs come by prefetch, for the page's rows only: joined into the page query
+    # they made PostgreSQL plan the join before the sort, and at times hash the whole
+    # transactions table to reach the other legs (78 ms for page 20 of a 10k household
+    # beside a 100k one, against 27 ms for the 100k household itself).
     return (
         Transaction.objects.filter(family=family)
-        .select_related(
-            "account",
-            "category",
-            "merchant",
+        .select_related("account", "category", "merchant")
+        .prefetch_related(
+            "tags",
             "transfer_as_inflow__outflow_transaction__account",
             "transfer_as_outflow__inflow_transaction__account",
         )
-        .prefetch_related("tags")
     )
 
 
