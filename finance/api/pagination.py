@@ -44,6 +44,9 @@ class PageNumberPagination(pagination.BasePagination):
         if len(rows) < self.per_page and (rows or offset == 0):
             # A short page is the last one: its rows give the count without a COUNT(*).
             self.total_count = offset + len(rows)
+        elif rows and hasattr(rows[0], "window_total"):
+            # The query counted its matches itself (COUNT(*) OVER (), before the LIMIT).
+            self.total_count = rows[0].window_total
         else:
             self.total_count = queryset.count()
         return rows

@@ -144,3 +144,30 @@ def test_migrate_puts_dropped_triggers_back_while_the_index_migration_is_applied
     recorder.record_unapplied("finance", "0004_transaction_search_sqlite")  # migrated back
     emit_post_migrate_signal(verbosity=0, interactive=False, db="default")
     assert not search_index_ready(connection)
+
+
+def test_search_pages_count_their_matches_in_the_page_query(alice, charlie):
+    """Every page of a search gives the same exact total; on PostgreSQL it comes with the page
+    (a window over the matches), so the matches are not read a second time by a COUNT(*)."""
+    from django.test.utils import CaptureQueriesContext
+
+    account = alice.account()
+    for i in range(7):
+        TransactionFactory(account=account, name=f"Corner bakery {i}", date=dt.date(2024, 1, 1 + i))
+    TransactionFactory(account=account, name="Rent")
+    TransactionFactory(account=charlie.account(), name="Corner bakery abroad")
+    seen = []
+    for page in (1, 2, 3, 4):
+        with CaptureQueriesContext(connection) as ctx:
+            r = alice.client.get(URL, {"search": "bakery", "per_page": 2, "page": page})
+        body = r.json()
+        assert body["pagination"]["total_count"] == 7, page
+        assert body["pagination"]["total_pages"] == 4
+        seen += [t["name"] for t in body["transactions"]]
+        counts = [q["sql"] for q in ctx.captured_queries if "SELECT COUNT(" in q["sql"].upper()]
+        if connection.vendor == "postgresql":
+            assert counts == [], page
+    assert seen == [f"Corner bakery {i}" for i in range(6, -1, -1)]
+    # past the last page the count is asked for separately
+    r = alice.client.get(URL, {"search": "bakery", "per_page": 2, "page": 9})
+    assert r.json()["pagination"]["total_count"] == 7 and r.json()["transactions"] == []
