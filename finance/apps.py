@@ -3,50 +3,30 @@ from typing import Any
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
 
+# A migration that rebuilds a SQLite table drops its triggers, so after every `migrate` each
+# trigger-kept structure is re-ensured, while the migration that made it is applied (not after
+# migrating back to before it): (migration, module, function).
+_ENSURED_AFTER_MIGRATE = (
+    ("0004_transaction_search_sqlite", "finance.search_sqlite", "search_index_ensure"),
+    ("0005_transaction_tag_date", "finance.tag_dates", "tag_dates_ensure"),
+    ("0007_transaction_count", "finance.row_counts", "row_counts_ensure"),
+)
 
-def _search_index_ensure(sender: Any, using: str = "default", **kwargs: Any) -> None:
-    # A migration that rebuilds the SQLite transaction table drops its search triggers.
+
+def _triggers_ensure(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    from importlib import import_module
+
     from django.db import connections
     from django.db.migrations.recorder import MigrationRecorder
 
-    from finance.search_sqlite import search_index_ensure
-
-    connection = connections[using]
-    if connection.vendor != "sqlite":
-        return
-    applied = MigrationRecorder(connection).migration_qs.filter(
-        app="finance", name="0004_transaction_search_sqlite"
+    applied = set(
+        MigrationRecorder(connections[using])
+        .migration_qs.filter(app="finance", name__in=[m for m, _, _ in _ENSURED_AFTER_MIGRATE])
+        .values_list("name", flat=True)
     )
-    if applied.exists():  # not after migrating back to before the index
-        search_index_ensure(using=using)
-
-
-def _tag_dates_ensure(sender: Any, using: str = "default", **kwargs: Any) -> None:
-    # A migration that rebuilds a SQLite table drops the triggers keeping the tag links' dates.
-    from django.db import connections
-    from django.db.migrations.recorder import MigrationRecorder
-
-    from finance.tag_dates import tag_dates_ensure
-
-    applied = MigrationRecorder(connections[using]).migration_qs.filter(
-        app="finance", name="0005_transaction_tag_date"
-    )
-    if applied.exists():  # not after migrating back to before the copies
-        tag_dates_ensure(using=using)
-
-
-def _row_counts_ensure(sender: Any, using: str = "default", **kwargs: Any) -> None:
-    # A migration that rebuilds the SQLite transaction table drops the counters' triggers.
-    from django.db import connections
-    from django.db.migrations.recorder import MigrationRecorder
-
-    from finance.row_counts import row_counts_ensure
-
-    applied = MigrationRecorder(connections[using]).migration_qs.filter(
-        app="finance", name="0007_transaction_count"
-    )
-    if applied.exists():  # not after migrating back to before the counters
-        row_counts_ensure(using=using)
+    for migration, module, function in _ENSURED_AFTER_MIGRATE:
+        if migration in applied:
+            getattr(import_module(module), function)(using=using)
 
 
 class FinanceConfig(AppConfig):
@@ -58,6 +38,4 @@ class FinanceConfig(AppConfig):
         # The admin of API keys lives in its own module (finance/admin.py holds the ledger's).
         from finance import admin_keys  # noqa: F401
 
-        post_migrate.connect(_search_index_ensure, sender=self)
-        post_migrate.connect(_tag_dates_ensure, sender=self)
-        post_migrate.connect(_row_counts_ensure, sender=self)
+        post_migrate.connect(_triggers_ensure, sender=self)

@@ -32,6 +32,8 @@ from typing import Protocol
 
 from django.db import DatabaseError, connection, connections, transaction
 
+from finance.db_triggers import present_sql, triggers_missing
+
 logger = logging.getLogger("finance")
 
 TABLE = "finance_transaction"
@@ -105,23 +107,13 @@ _RECOUNT = [
 ]
 
 
-def _missing(cursor: object, vendor: str) -> set[str]:
-    marks = ", ".join(["%s"] * len(TRIGGERS))
-    if vendor == "sqlite":
-        sql = f"SELECT name FROM sqlite_master WHERE type = 'trigger' AND name IN ({marks})"
-    else:
-        sql = f"SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgname IN ({marks})"
-    cursor.execute(sql, list(TRIGGERS))
-    return set(TRIGGERS) - {row[0] for row in cursor.fetchall()}
-
-
 def row_counts_ensure(*, using: str = "default") -> bool:
     """Create missing triggers and recount the ledger; False when all were in place."""
     conn = connections[using]
     if conn.vendor not in ("sqlite", "postgresql"):
         return False
     with conn.cursor() as cursor:
-        if not _missing(cursor, conn.vendor):
+        if not triggers_missing(cursor, conn.vendor, TRIGGERS):
             return False
         with transaction.atomic(using=using):
             if conn.vendor == "postgresql":  # no writer may slip between recount and trigger
@@ -170,7 +162,11 @@ class TransactionRows:
             return self.fallback.count()
         if self.accounts is not None and not self.accounts:
             return 0
-        key = (lambda v: v.hex) if connection.vendor == "sqlite" else (lambda v: v)
+        from finance.models import Transaction
+
+        def key(value: uuid.UUID) -> object:  # the database's form of a UUID, either backend
+            return Transaction._meta.pk.get_db_prep_value(value, connection)
+
         where, params = ["family_id = %s"], [key(self.family_id)]
         if self.accounts is not None:
             where.append(f"account_id IN ({', '.join(['%s'] * len(self.accounts))})")
@@ -178,16 +174,13 @@ class TransactionRows:
         if self.expense is not None:
             where.append("expense = %s")
             params.append(self.expense)
-        catalog = (
-            "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ({})"
-            if connection.vendor == "sqlite"
-            else "SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal AND tgname IN ({})"
-        ).format(", ".join(["%s"] * len(TRIGGERS)))
+        present, names = present_sql(connection.vendor, TRIGGERS)
         with connection.cursor() as cursor:
             cursor.execute(
-                f"""SELECT coalesce(sum(row_count), 0), count(*), ({catalog})
+                f"""SELECT coalesce(sum(row_count), 0), count(*),
+                        (SELECT count(*) FROM ({present}) AS present)
                     FROM {COUNTS} WHERE {" AND ".join(where)}""",
-                [*TRIGGERS, *params],
+                [*names, *params],
             )
             total, deltas, triggers = cursor.fetchone()
         if triggers != len(TRIGGERS):

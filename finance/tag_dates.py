@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from django.db import connections, transaction
 
+from finance.db_triggers import triggers_missing
+
 TABLE = "finance_transaction"
 LINKS = "finance_transaction_tags"
 TRIGGERS = ("finance_txn_tag_copy", "finance_txn_tag_copy_moved", "finance_txn_tag_follow")
@@ -71,17 +73,6 @@ _SQLITE_REPAIR = f"""UPDATE {LINKS} SET (date, family_id) =
         AND (t.date IS NOT {LINKS}.date OR t.family_id IS NOT {LINKS}.family_id))"""
 
 
-def _missing(cursor: object, vendor: str) -> set[str]:
-    wanted = TRIGGERS if vendor == "sqlite" else (TRIGGERS[0], TRIGGERS[2])
-    marks = ", ".join(["%s"] * len(wanted))
-    if vendor == "sqlite":
-        sql = f"SELECT name FROM sqlite_master WHERE type = 'trigger' AND name IN ({marks})"
-    else:
-        sql = f"SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgname IN ({marks})"
-    cursor.execute(sql, list(wanted))
-    return set(wanted) - {row[0] for row in cursor.fetchall()}
-
-
 def tag_dates_ensure(*, using: str = "default") -> int | None:
     """Create missing triggers, then repair the copies they missed; links repaired, or None
     when every trigger was in place (nothing to do)."""
@@ -90,7 +81,8 @@ def tag_dates_ensure(*, using: str = "default") -> int | None:
     if vendor not in ("sqlite", "postgresql"):
         return None
     with connection.cursor() as cursor:
-        if not _missing(cursor, vendor):
+        wanted = TRIGGERS if vendor == "sqlite" else (TRIGGERS[0], TRIGGERS[2])
+        if not triggers_missing(cursor, vendor, wanted):
             return None
         with transaction.atomic(using=using):
             for sql in _SQLITE if vendor == "sqlite" else _POSTGRES:

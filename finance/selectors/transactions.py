@@ -116,10 +116,9 @@ def transaction_list(*, family: Family, params: Any) -> QuerySet[Transaction]:
         return qs
     if not tag_ids:
         # Only accounts and type: the counters kept by triggers give the exact count.
-        accounts = None
-        for chosen in ({account_id} if account_id else None, set(account_ids) or None):
-            if chosen is not None:
-                accounts = chosen if accounts is None else accounts & chosen
+        accounts = {account_id} if account_id else None
+        if account_ids:  # both given: the accounts in both
+            accounts = set(account_ids) if accounts is None else accounts & set(account_ids)
         expense = None if kind is None else kind == "expense"
         rows = TransactionRows(family_id=family.pk, accounts=accounts, expense=expense, fallback=qs)
         return qs.counted_by(rows)

@@ -17,10 +17,11 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from finance.db_triggers import triggers_missing
 from finance.models import Tag, Transaction, TransactionTag
 from finance.services.fastinsert import fast_insert
 from finance.services.households import household_permissions_grant
-from finance.tag_dates import tag_dates_drop, tag_dates_ensure
+from finance.tag_dates import TRIGGERS, tag_dates_drop, tag_dates_ensure
 from tests.factories import TagFactory, TransactionFactory
 
 pytestmark = pytest.mark.django_db
@@ -292,12 +293,7 @@ def test_migrate_puts_dropped_triggers_back_and_repairs_the_links(alice):
 
 
 def _no_triggers() -> bool:
-    with connection.cursor() as cursor:
-        if connection.vendor == "sqlite":
-            cursor.execute("SELECT count(*) FROM sqlite_master WHERE name LIKE 'finance_txn_tag%'")
-        else:
-            cursor.execute("SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'finance_txn_tag%'")
-        return cursor.fetchone()[0] == 0
+    return triggers_missing(connection.cursor(), connection.vendor, TRIGGERS) == set(TRIGGERS)
 
 
 def test_the_admin_change_form_edits_tags_and_date(alice):
