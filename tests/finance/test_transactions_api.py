@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import pytest
 
-from finance.models import Transaction
+from finance.models import Transaction, Transfer
 from tests.conftest import assert_error
 from tests.factories import CategoryFactory, MerchantFactory, TagFactory, TransactionFactory
 
@@ -329,3 +329,31 @@ class TestList:
         with django_assert_max_num_queries(6):
             r = alice.client.get(URL, {"per_page": 100})
         assert len(r.json()["transactions"]) == 100
+
+    def test_transfer_legs_on_a_page_cost_the_same_queries_however_many(self, alice):
+        """Each leg lists its transfer and the other leg's account; the legs come by prefetch
+        for the page's rows, so 2 and 20 transfers on a page cost the same queries."""
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        checking, savings = alice.account(name="Checking"), alice.account(name="Savings")
+
+        def page_with(transfers: int) -> tuple[int, list]:
+            for i in range(transfers):
+                out = TransactionFactory(account=checking, amount=Decimal(10 + i))
+                inn = TransactionFactory(account=savings, amount=Decimal(-10 - i))
+                Transfer.objects.create(
+                    family=alice.family, inflow_transaction=inn, outflow_transaction=out
+                )
+            alice.client.get(URL, {"per_page": 100})  # counters folded, if due
+            with CaptureQueriesContext(connection) as ctx:
+                r = alice.client.get(URL, {"per_page": 100})
+            return len(ctx.captured_queries), r.json()["transactions"]
+
+        few, rows = page_with(2)
+        many, rows = page_with(18)
+        assert few == many
+        assert len(rows) == 40
+        for row in rows:
+            other = "Savings" if row["account"]["name"] == "Checking" else "Checking"
+            assert row["transfer"]["other_account"]["name"] == other
