@@ -40,13 +40,16 @@ class PageNumberPagination(pagination.BasePagination):
         self.per_page = min(_positive_int(request, "per_page", DEFAULT_PER_PAGE), MAX_PER_PAGE)
         self.results_key = getattr(view, "results_key", None) or "results"
         offset = (self.page - 1) * self.per_page
-        rows = list(queryset[offset : offset + self.per_page])
+        page_rows = getattr(queryset, "page_rows", None)
+        if page_rows is not None:  # the queryset reads its pages itself (TransactionQuerySet)
+            rows, total = page_rows(offset, self.per_page)
+        else:
+            rows, total = list(queryset[offset : offset + self.per_page]), None
         if len(rows) < self.per_page and (rows or offset == 0):
             # A short page is the last one: its rows give the count without a COUNT(*).
             self.total_count = offset + len(rows)
-        elif rows and hasattr(rows[0], "window_total"):
-            # The query counted its matches itself (COUNT(*) OVER (), before the LIMIT).
-            self.total_count = rows[0].window_total
+        elif total is not None:  # the page's read counted the matches (COUNT(*) OVER ())
+            self.total_count = total
         else:
             self.total_count = queryset.count()
         return rows
