@@ -157,28 +157,29 @@ class TransactionQuerySet(models.QuerySet):
             return counted.count()
         return super().count()
 
-    def paged_by(self, keys: models.QuerySet) -> TransactionQuerySet:
-        """This queryset, whose pages are picked by `keys`: the same filters and order over
-        narrow rows, annotated with `window_total` (COUNT(*) OVER ()).
+    def paged_by(self, keys: models.QuerySet, rows: models.QuerySet) -> TransactionQuerySet:
+        """This queryset, whose pages are picked by `keys`, the same filters and order over
+        narrow rows annotated with `window_total` (COUNT(*) OVER ()), and then read from
+        `rows` (the household's rows with their relations) by primary key alone.
 
-        The matches are then sorted and counted in one pass without this queryset's joins and
-        wide columns (which spilled a search's 12,000 matches to disk at 1M rows), and only the
-        page's rows are read in full, by primary key. As with `counted_by`, only this instance
-        carries it."""
+        The matches are sorted and counted in one pass without this queryset's joins and wide
+        columns (which spilled a search's 12,000 matches to disk at 1M rows), and the filters
+        run once. As with `counted_by`, only this instance carries it."""
         clone = self._chain()
-        clone._paged_by = keys
+        clone._paged_by = (keys, rows)
         return clone
 
     def page_rows(self, offset: int, limit: int) -> tuple[list[Transaction], int | None]:
         """The rows of one page, and the total when this read gives it for free (else None)."""
-        keys = getattr(self, "_paged_by", None)
-        if keys is None:
+        paged_by = getattr(self, "_paged_by", None)
+        if paged_by is None:
             return list(self[offset : offset + limit]), None
+        keys, rows = paged_by
         head = list(keys.values_list("pk", "window_total")[offset : offset + limit])
         if not head:
             return [], None
-        rows = {row.pk: row for row in self.order_by().filter(pk__in=[pk for pk, _ in head])}
-        return [rows[pk] for pk, _ in head], head[0][1]
+        by_pk = {row.pk: row for row in rows.order_by().filter(pk__in=[pk for pk, _ in head])}
+        return [by_pk[pk] for pk, _ in head], head[0][1]
 
 
 class Transaction(models.Model):

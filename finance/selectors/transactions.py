@@ -93,7 +93,10 @@ def transaction_list(*, family: Family, params: Any) -> QuerySet[Transaction]:
                 "id", flat=True
             )
         )
-        if len(search) >= TRIGRAM_MIN_CHARS and search_index_refresh(connection):
+        indexed = len(search) >= TRIGRAM_MIN_CHARS and (
+            connection.vendor == "postgresql" or search_index_refresh(connection)
+        )
+        if indexed and connection.vendor == "sqlite":
             # SQLite's FTS5 index (finance/search_sqlite.py); the phrase is a bound parameter.
             condition = Q(pk__in=RawSQL(SQLITE_MATCH_SQL, (phrase(search),)))  # noqa: S611
         else:
@@ -101,8 +104,8 @@ def transaction_list(*, family: Family, params: Any) -> QuerySet[Transaction]:
         if merchants:
             condition |= Q(merchant_id__in=merchants)
         qs = qs.filter(condition)
-        if connection.vendor == "postgresql" and len(search) >= TRIGRAM_MIN_CHARS:
-            # Sort the trigram matches instead of walking the date index until a page of
+        if indexed:
+            # Sort the index's matches instead of walking the date index until a page of
             # them turns up: the planner cannot tell a rare term (1,200 of a million rows:
             # 90 ms of walking, 5 ms sorted) from a common one, and the exact count already
             # reads every match. The expression only hides the index; the order is the same.
@@ -110,7 +113,8 @@ def transaction_list(*, family: Family, params: Any) -> QuerySet[Transaction]:
             # without the joins), so the matches are read once, not again by a COUNT(*).
             qs = qs.order_by(Coalesce("date", "date").desc(), "-created_at", "-id")
             keys = qs.select_related(None).prefetch_related(None)
-            return qs.paged_by(keys.annotate(window_total=Window(Count("*"))))
+            keys = keys.annotate(window_total=Window(Count("*")))
+            return qs.paged_by(keys, rows=transaction_base_queryset(family=family))
     qs = qs.order_by(*order)
     others = (category_id, merchant_id, start_date, end_date, search)
     if any(others) or (min_amount, max_amount, pending) != (None,) * 3:
