@@ -3,7 +3,9 @@
 - "Sync every provider connection": daily at SYNC_SCHEDULE_HOUR:SYNC_SCHEDULE_MINUTE in
   SYNC_SCHEDULE_TIMEZONE; SYNC_SCHEDULE_CRON (five crontab fields, e.g. "*/5 * * * *") or
   SYNC_INTERVAL_SECONDS (e.g. 30, for demos) replace it.
-- "Settle stuck syncs": every SYNC_SETTLE_INTERVAL_SECONDS (default 300)."""
+- "Settle stuck syncs": every SYNC_SETTLE_INTERVAL_SECONDS (default 300).
+- "Settle stuck imports": every 5 minutes.
+- "Tidy transaction counters" (finance/row_counts.py): every 15 minutes."""
 
 from __future__ import annotations
 
@@ -54,6 +56,11 @@ def beat_schedule() -> dict[str, dict]:
             "task": "imports.settle_stuck",
             "schedule": crontab(minute="*/5"),
             "options": {"expires": 240},
+        },
+        "Tidy transaction counters": {
+            "task": "finance.tidy_row_counts",
+            "schedule": crontab(minute="*/15"),
+            "options": {"expires": 600},
         },
     }
     return schedule_

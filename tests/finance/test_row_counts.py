@@ -228,6 +228,29 @@ def test_deltas_are_folded_when_they_pile_up(alice, postgres_only):
     assert total(alice, type="income") == 18
 
 
+def test_the_scheduled_tidy_leaves_one_row_per_key_with_rows(alice, charlie):
+    """Households that write and never list, and deleted accounts, leave no counter rows
+    behind once the beat's tidy has run; the counts stay exact."""
+    from finance.tasks import row_counts_tidy_task
+
+    kept, emptied, other = alice.account(), alice.account(), charlie.account()
+    for i in range(6):  # one statement each: one delta row each on PostgreSQL
+        TransactionFactory(account=kept, amount=Decimal(1 if i % 3 else -1))
+        TransactionFactory(account=emptied)
+        TransactionFactory(account=other)
+    r = alice.client.delete(f"/api/v1/accounts/{emptied.pk}?cascade=true")
+    assert r.status_code in (200, 204), r.content
+    row_counts_tidy_task.apply().get()
+    keys = list(TransactionCount.objects.values_list("account_id", "expense", "row_count"))
+    assert sorted(k[2] for k in keys if k[0] == kept.pk) == [2, 4]  # one row per sign
+    assert [k for k in keys if k[0] == emptied.pk] == []  # its key, at zero, is gone
+    assert len(keys) == 3  # and charlie's one
+    assert_counted()
+    assert (total(alice), total(alice, type="income"), total(charlie)) == (6, 2, 6)
+    row_counts_tidy_task.apply().get()  # nothing left to tidy
+    assert TransactionCount.objects.count() == 3
+
+
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_writers_to_the_same_accounts_never_wait_or_lose_a_count(postgres_only):
     """Appended deltas take no row lock: writers crossing two accounts in opposite orders

@@ -39,6 +39,8 @@ def test_the_schedule_has_the_daily_sync_and_the_settler(settings):
     from config.celery import app
 
     assert {"providers.sync_all", "providers.settle_syncs", "providers.sync"} <= set(app.tasks)
+    # every entry names a task the worker has (a misspelt name would never run)
+    assert {entry["task"] for entry in entries.values()} <= set(app.tasks)
 
 
 def test_the_schedule_env_overrides(settings):
