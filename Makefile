@@ -53,4 +53,4 @@ fake-lunchflow: install
 	$(PY) -m providers.testing.lunchflow_server
 
 fake-simplefin: install
-	$(PY) -m providers.testing.simplefin_server
+	$(PY) -m providers.testing.simplefin_demo

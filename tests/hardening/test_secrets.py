@@ -29,7 +29,7 @@ from providers.models import ProviderConnection, Sync
 from providers.simplefin.credentials import AccessUrl
 from providers.testing import simplefin_pytest
 from providers.testing.lunchflow_server import Fault
-from providers.testing.simplefin_server import demo_scenario
+from providers.testing.simplefin_demo import demo_scenario
 from tests.conftest import make_client
 from tests.factories import UserFactory
 from tests.providers.conftest import day

@@ -10,7 +10,7 @@ from django.urls import reverse
 from finance.models import Transaction, User
 from providers.models import ProviderConnection, Sync
 from providers.testing import simplefin_pytest
-from providers.testing.simplefin_server import demo_scenario
+from providers.testing.simplefin_demo import demo_scenario
 from tests.factories import AccountFactory
 from tests.providers.conftest import connect, day
 from tests.providers.test_provider_admin import admin_client

@@ -18,7 +18,8 @@ from finance.models import Transaction
 from providers.models import ProviderAccount, ProviderConnection, Sync
 from providers.simplefin.credentials import AccessUrl
 from providers.testing import simplefin_pytest
-from providers.testing.simplefin_server import FakeSimplefinServer, Scenario, demo_scenario
+from providers.testing.simplefin_demo import demo_scenario
+from providers.testing.simplefin_server import FakeSimplefinServer, Scenario
 from tests.conftest import assert_error
 
 BASE = "/api/v1"

@@ -25,7 +25,8 @@ from providers.simplefin.credentials import (
     decode_setup_token,
 )
 from providers.testing import simplefin_pytest
-from providers.testing.simplefin_server import FakeSimplefinServer, Scenario, demo_scenario
+from providers.testing.simplefin_demo import demo_scenario
+from providers.testing.simplefin_server import FakeSimplefinServer, Scenario
 from providers.types import ProviderError
 
 simplefin_server = simplefin_pytest.simplefin_server
