@@ -372,6 +372,34 @@ class TestUpdate:
         (held,) = holdings(alice, account)
         assert held["cost_basis"] == "2515.00"
 
+    def test_a_fee_sent_at_create_survives_a_new_qty_or_price(self, alice):
+        account, trade_id = self._buy(alice, amount="2504.95")  # 10 x 250 + 4.95 fee
+        r = self.patch(alice, trade_id, price="251.5")
+        assert r.status_code == 200, r.content
+        assert r.json()["amount"] == "2519.95"  # 2515.00 + the fee
+        (held,) = holdings(alice, account)
+        assert held["cost_basis"] == "2519.95"
+        # a sell's fee comes off its proceeds: 4 x 50 - 5.00 received
+        r = post(alice, account, ticker="VTI", qty=-4, price=50, amount="195")
+        sell = r.json()["id"]
+        r = self.patch(alice, sell, qty="-2")
+        assert (r.json()["amount"], r.json()["qty"]) == ("-95.00", "-2")
+        # a fee larger than what is left of the sale is refused, and nothing changes
+        r = self.patch(alice, sell, price="1")
+        body = assert_error(r, 422, "validation_failed")
+        assert body["errors"] == [
+            "price: the trade's fee would exceed its value; delete the trade and create a new one"
+        ]
+        assert Trade.objects.get(pk=sell).amount == Decimal("-95")
+
+    def test_a_computed_amount_stays_exact_through_updates(self, alice):
+        _, trade_id = self._buy(alice)
+        r = self.patch(alice, trade_id, qty="0.33333333", price="3.3333")
+        assert r.json()["amount"] == "1.11"  # 1.1111 at four places, shown at the currency's
+        assert Trade.objects.get(pk=trade_id).amount == Decimal("1.1111")
+        r = self.patch(alice, trade_id, qty="3")
+        assert Trade.objects.get(pk=trade_id).amount == Decimal("9.9999")  # no residue carried
+
     def test_label_sell_flips_direction(self, alice):
         account, trade_id = self._buy(alice)
         r = self.patch(alice, trade_id, investment_activity_label="Sell")

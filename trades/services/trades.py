@@ -1,4 +1,5 @@
-"""Trade writes: create (a trade, or plain cash as a Transaction), update, delete.
+"""Trade writes: create (a trade, or plain cash as a Transaction); update and delete are in
+`changes.py`.
 
 Every reference and rule is checked before anything is written, so a 422 leaves no row
 behind (issue 4). Ledger sign throughout: positive = money leaving the account."""
@@ -15,7 +16,7 @@ from django.db import transaction
 
 from finance.api.errors import ValidationFailed
 from finance.models import Account, Category, Family, Transaction, Transfer
-from finance.services.ledger import ledger_changed, merge_account_dates
+from finance.services.ledger import ledger_changed
 from trades.models import Security, Trade
 from trades.services.holdings import holdings_recompute_from_trades
 from trades.services.securities import (
@@ -41,6 +42,7 @@ KIND_UNKNOWN = "is required to tell the kind of trade: send type, investment_act
 LABEL_CONTRADICTS_TYPE = "{label} contradicts type {type}"
 ONLY_BUY_SELL_QTY = "only a buy or sell has a quantity and price"
 LABEL_CHANGES_KIND = "cannot turn a {kind} into {label}; delete the trade and create a new one"
+FEE_EXCEEDS = "the trade's fee would exceed its value; delete the trade and create a new one"
 
 CASH_KINDS = ("deposit", "withdrawal")
 TRADE_KINDS = ("buy", "sell", "dividend", "interest")
@@ -308,79 +310,10 @@ def trade_create(*, family: Family, data: dict[str, Any]) -> Entry:
         investment_activity_label=plan.label,
         category=plan.category,
     )
-    _after_write(trade, {trade.account_id: trade.date})
+    after_write(trade, {trade.account_id: trade.date})
     return Entry(trade, "Trade")
 
 
-def _after_write(trade: Trade, dates: dict[uuid.UUID, dt.date | None]) -> None:
+def after_write(trade: Trade, dates: dict[uuid.UUID, dt.date | None]) -> None:
     holdings_recompute_from_trades(account=trade.account)
     ledger_changed(family=trade.family, account_dates=dates)
-
-
-@transaction.atomic
-def trade_update(*, trade: Trade, data: dict[str, Any]) -> Trade:
-    """Only what is sent changes; a new qty or price recomputes amount and name."""
-    family = trade.family
-    errors: list[str] = []
-    category = None
-    if data.get("category_id") is not None:
-        category = Category.objects.filter(family=family, pk=data["category_id"]).first()
-        if category is None:
-            errors.append(f"category_id: {NOT_IN_HOUSEHOLD}")
-    kind = trade.kind
-    label = data.get("investment_activity_label")
-    label_kind = LABEL_KINDS.get(label) if label else None
-    is_buy_sell = trade.kind in (Trade.Kind.BUY, Trade.Kind.SELL)
-    if label_kind is not None and label_kind != kind:
-        if is_buy_sell and label_kind in ("buy", "sell"):
-            kind = label_kind
-        else:
-            errors.append(
-                "investment_activity_label: "
-                + LABEL_CHANGES_KIND.format(kind=trade.kind, label=label)
-            )
-    qty, price = data.get("qty"), data.get("price")
-    for name, value in (("qty", qty), ("price", price)):
-        if value is None:
-            continue
-        if not is_buy_sell:
-            errors.append(f"{name}: {ONLY_BUY_SELL_QTY}")
-        elif value == 0 or (name == "price" and value < 0):
-            errors.append(f"{name}: {MUST_BE_POSITIVE}")
-        elif name == "qty" and value < 0 and kind == "buy":
-            errors.append(f"qty: {BUY_QTY_NEGATIVE}")
-    if errors:
-        raise ValidationFailed(errors)
-
-    dates: dict[uuid.UUID, dt.date | None] = {}
-    merge_account_dates(dates, trade.account_id, trade.date)
-    for name in ("date", "notes", "currency"):
-        if name in data:
-            setattr(trade, name, data[name])
-    if label:
-        trade.investment_activity_label = label
-    if "category_id" in data:
-        trade.category = category
-    if is_buy_sell and (qty is not None or price is not None or kind != trade.kind):
-        sign = 1 if kind == "buy" else -1
-        new_qty = abs(qty if qty is not None else trade.qty)
-        new_price = price if price is not None else trade.price
-        # only the direction changed: keep the cash amount, fees included
-        cash = abs(trade.amount) if qty is None and price is None else new_qty * new_price
-        trade.kind, trade.qty, trade.price = kind, sign * new_qty, new_price
-        trade.amount = sign * cash.quantize(Decimal("0.0001"))
-        trade.name = trade_name(kind, trade.qty, trade.security)
-    if data.get("name"):
-        trade.name = data["name"]
-    trade.save()
-    merge_account_dates(dates, trade.account_id, trade.date)
-    _after_write(trade, dates)
-    return trade
-
-
-@transaction.atomic
-def trade_delete(*, trade: Trade) -> None:
-    account, family, date = trade.account, trade.family, trade.date
-    trade.delete()
-    holdings_recompute_from_trades(account=account)
-    ledger_changed(family=family, account_dates={account.pk: date})

@@ -1,0 +1,116 @@
+"""Trade writes: update (only what is sent changes) and delete."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+
+from finance.api.errors import ValidationFailed
+from finance.models import Category
+from finance.services.ledger import ledger_changed, merge_account_dates
+from trades.models import Trade
+from trades.services.holdings import holdings_recompute_from_trades
+from trades.services.trades import (
+    BUY_QTY_NEGATIVE,
+    FEE_EXCEEDS,
+    LABEL_CHANGES_KIND,
+    LABEL_KINDS,
+    MUST_BE_POSITIVE,
+    NOT_IN_HOUSEHOLD,
+    ONLY_BUY_SELL_QTY,
+    after_write,
+    trade_name,
+)
+
+
+def _cash_after_update(
+    trade: Trade, kind: str, qty: Decimal | None, price: Decimal | None
+) -> Decimal:
+    """The cash of a buy or sell after an update (unsigned; negative when its fee would exceed
+    a sell's value). Only the direction changed: the cash as it was. A new qty or price: the
+    new value plus the fee the amount held beyond qty x price (paid on a buy, deducted from a
+    sell), so a fee sent at create survives a corrected price."""
+    if qty is None and price is None:
+        return abs(trade.amount)
+    cents = Decimal("0.0001")
+    old_sign = 1 if trade.kind == "buy" else -1
+    fee = old_sign * (abs(trade.amount) - (abs(trade.qty) * trade.price).quantize(cents))
+    new_qty = abs(qty if qty is not None else trade.qty)
+    new_price = price if price is not None else trade.price
+    sign = 1 if kind == "buy" else -1
+    return (new_qty * new_price).quantize(cents) + sign * fee
+
+
+@transaction.atomic
+def trade_update(*, trade: Trade, data: dict[str, Any]) -> Trade:
+    """Only what is sent changes; a new qty or price recomputes amount and name."""
+    family = trade.family
+    errors: list[str] = []
+    category = None
+    if data.get("category_id") is not None:
+        category = Category.objects.filter(family=family, pk=data["category_id"]).first()
+        if category is None:
+            errors.append(f"category_id: {NOT_IN_HOUSEHOLD}")
+    kind = trade.kind
+    label = data.get("investment_activity_label")
+    label_kind = LABEL_KINDS.get(label) if label else None
+    is_buy_sell = trade.kind in (Trade.Kind.BUY, Trade.Kind.SELL)
+    if label_kind is not None and label_kind != kind:
+        if is_buy_sell and label_kind in ("buy", "sell"):
+            kind = label_kind
+        else:
+            errors.append(
+                "investment_activity_label: "
+                + LABEL_CHANGES_KIND.format(kind=trade.kind, label=label)
+            )
+    qty, price = data.get("qty"), data.get("price")
+    for name, value in (("qty", qty), ("price", price)):
+        if value is None:
+            continue
+        if not is_buy_sell:
+            errors.append(f"{name}: {ONLY_BUY_SELL_QTY}")
+        elif value == 0 or (name == "price" and value < 0):
+            errors.append(f"{name}: {MUST_BE_POSITIVE}")
+        elif name == "qty" and value < 0 and kind == "buy":
+            errors.append(f"qty: {BUY_QTY_NEGATIVE}")
+    cash = None
+    if not errors and is_buy_sell and (qty is not None or price is not None or kind != trade.kind):
+        cash = _cash_after_update(trade, kind, qty, price)
+        if cash < 0:
+            errors.append(f"{'qty' if qty is not None else 'price'}: {FEE_EXCEEDS}")
+    if errors:
+        raise ValidationFailed(errors)
+
+    dates: dict[uuid.UUID, dt.date | None] = {}
+    merge_account_dates(dates, trade.account_id, trade.date)
+    for name in ("date", "notes", "currency"):
+        if name in data:
+            setattr(trade, name, data[name])
+    if label:
+        trade.investment_activity_label = label
+    if "category_id" in data:
+        trade.category = category
+    if cash is not None:
+        sign = 1 if kind == "buy" else -1
+        trade.qty = sign * abs(qty if qty is not None else trade.qty)
+        trade.price = price if price is not None else trade.price
+        trade.kind, trade.amount = kind, sign * cash
+        trade.name = trade_name(kind, trade.qty, trade.security)
+    if data.get("name"):
+        trade.name = data["name"]
+    trade.save()
+    merge_account_dates(dates, trade.account_id, trade.date)
+    after_write(trade, dates)
+    return trade
+
+
+@transaction.atomic
+def trade_delete(*, trade: Trade) -> None:
+    account, family, date = trade.account, trade.family, trade.date
+    trade.delete()
+    holdings_recompute_from_trades(account=account)
+    ledger_changed(family=family, account_dates={account.pk: date})
