@@ -127,12 +127,13 @@ def main() -> int:
     failures = []
     for backend in backends:
         with backend_env(backend) as env:
-            subprocess.run(
-                [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
-                cwd=BASE_DIR,
-                env=env,
-                check=True,
-            )
+            for command in (["migrate"], ["collectstatic"]):  # as `make run` does
+                subprocess.run(
+                    [sys.executable, "manage.py", *command, "--noinput", "-v0"],
+                    cwd=BASE_DIR,
+                    env=env,
+                    check=True,
+                )
             for name in names:
                 cmd = [sys.executable, "bench/run.py", "--child", name, "--backend", backend]
                 if args.full:
