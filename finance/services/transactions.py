@@ -180,6 +180,17 @@ def _insert(txns: list[Transaction], *, keyed: bool) -> set[uuid.UUID]:
     return {txn.pk for txn in txns}
 
 
+def transactions_write(txns: list[Transaction]) -> None:
+    """Write built transactions as they are, in one batch (COPY or executemany), for a caller
+    that has already read which keys are new (a sync, inside its transaction): a key stored
+    meanwhile fails the whole write on the unique constraint, as `bulk_create` would. Without
+    the ORM's per-value preparation: that was half of a first sync's time. The caller runs
+    `ledger_changed`."""
+    _insert(txns, keyed=False)
+    for txn in txns:
+        txn._state.adding = False
+
+
 def transactions_insert(
     rows: Sequence[tuple[Transaction, list[Tag] | None]],
 ) -> list[tuple[Transaction, bool]]:

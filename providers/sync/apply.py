@@ -25,6 +25,7 @@ from typing import Any
 from django.conf import settings
 
 from finance.models import Account, Family, Merchant, Transaction
+from finance.services.transactions import transactions_write
 from providers.types import UpstreamTransaction
 
 PENDING_TAKEOVER_DAYS = 8
@@ -105,14 +106,23 @@ class MerchantCache:
         return self.by_name[name]
 
 
-def _existing(account: Account, source: str, keys: list[str]) -> dict[str, Transaction]:
-    found: dict[str, Transaction] = {}
+def _stored(account: Account, source: str, keys: list[str]) -> dict[str, tuple[Any, Any]]:
+    """key -> (primary key, provider snapshot) of the rows stored under `keys`: two columns,
+    all an unchanged re-sync needs (whole rows took 60% of its time)."""
+    found: dict[str, tuple[Any, Any]] = {}
     for i in range(0, len(keys), _CHUNK):
-        for txn in Transaction.objects.filter(
+        for key, pk, snapshot in Transaction.objects.filter(
             account=account, source=source, external_id__in=keys[i : i + _CHUNK]
-        ).select_related("merchant"):
-            found[txn.external_id] = txn
+        ).values_list("external_id", "pk", "provider_snapshot"):
+            found[key] = (pk, snapshot)
     return found
+
+
+def _rows(pks: list[Any]) -> list[Transaction]:
+    rows: list[Transaction] = []
+    for i in range(0, len(pks), _CHUNK):
+        rows += Transaction.objects.filter(pk__in=pks[i : i + _CHUNK]).select_related("merchant")
+    return rows
 
 
 def _refresh(
@@ -146,7 +156,7 @@ def transactions_apply(
     """Write one account's upstream rows. Call inside transaction.atomic()."""
     result = ApplyResult()
     keyed = keyed_rows(rows, account.currency)
-    existing = _existing(account, source, list(keyed))
+    existing = _stored(account, source, list(keyed))
     merchants = MerchantCache(account.family)
     merchants.preload({snap["merchant"] for _, snap in keyed.values() if snap["merchant"]})
     result.pending = sum(1 for row, _ in keyed.values() if row.pending)
@@ -186,11 +196,10 @@ def transactions_apply(
             result.removed += 1
             result.touch(old.date)
 
-    for key, txn in existing.items():
-        row, snapshot = keyed[key]
-        if txn.provider_snapshot == snapshot:
-            result.unchanged += 1
-            continue
+    stale = [pk for key, (pk, stored) in existing.items() if stored != keyed[key][1]]
+    result.unchanged += len(existing) - len(stale)
+    for txn in _rows(stale):
+        row, snapshot = keyed[txn.external_id]
         old_date = txn.date
         txn.save(update_fields=_refresh(txn, row, snapshot, merchants))
         result.updated += 1
@@ -216,6 +225,6 @@ def transactions_apply(
             )
         )
         result.touch(row.date)
-    Transaction.objects.bulk_create(creates, batch_size=_CHUNK)
+    transactions_write(creates)
     result.added = len(creates)
     return result

@@ -39,7 +39,8 @@ def test_the_schedule_has_the_daily_sync_and_the_settler(settings):
     from config.celery import app
 
     assert {"providers.sync_all", "providers.settle_syncs", "providers.sync"} <= set(app.tasks)
-    # every entry names a task the worker has (a misspelt name would never run)
+    # every entry names a task a worker registers (a misspelt name would never run)
+    app.autodiscover_tasks(force=True)  # as the worker does at start
     assert {entry["task"] for entry in entries.values()} <= set(app.tasks)
 
 
