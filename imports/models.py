@@ -70,6 +70,16 @@ class Import(models.Model):
     def __str__(self) -> str:
         return f"{self.type} {self.original_filename or self.id} ({self.status})"
 
+    @property
+    def uploaded(self) -> bool:
+        """Whether an upload is stored, read from the column without `self.file`: the file
+        descriptor's FieldFile and its row point at each other, so every row of a list page
+        that touched it waited for the cycle collector's slowest collection to be freed."""
+        if "file" not in self.__dict__:  # deferred
+            return bool(self.file)
+        value = self.__dict__["file"]  # the stored name, or the FieldFile once it was touched
+        return bool(getattr(value, "name", value))
+
 
 class ImportRow(models.Model):
     """One data line of the file. Row numbers are the file's line numbers."""

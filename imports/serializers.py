@@ -52,7 +52,7 @@ def import_representation(imp: Import) -> dict[str, Any]:
         "created_at": iso_utc(imp.created_at),
         "updated_at": iso_utc(imp.updated_at),
         "status_detail": {
-            "uploaded": bool(imp.file),
+            "uploaded": imp.uploaded,
             "configured": configured,
             "terminal": imp.status in Import.TERMINAL,
             "cleaned": cleaned,

@@ -193,6 +193,11 @@ class Transaction(models.Model):
         ONE_TIME = "one_time"
         INVESTMENT_CONTRIBUTION = "investment_contribution"
 
+    # Where a list's rows carry their tags, read by one query for the page (a plain list: the
+    # default prefetch gave each row a queryset pointing back at its row, which made every row
+    # of a page garbage only the slowest garbage collection frees).
+    PREFETCHED_TAGS = "prefetched_tags"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # Denormalised from the account so that every list query filters one indexed column.
     family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="transactions")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import connection
-from django.db.models import Count, Q, QuerySet, Window
+from django.db.models import Count, Prefetch, Q, QuerySet, Window
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 
@@ -28,7 +28,7 @@ def transaction_base_queryset(*, family: Family) -> QuerySet[Transaction]:
         Transaction.objects.filter(family=family)
         .select_related("account", "category", "merchant")
         .prefetch_related(
-            "tags",
+            Prefetch("tags", to_attr=Transaction.PREFETCHED_TAGS),
             "transfer_as_inflow__outflow_transaction__account",
             "transfer_as_outflow__inflow_transaction__account",
         )

@@ -100,10 +100,8 @@ class TransactionUpdateRequestSerializer(serializers.Serializer):
 
 def _tags(txn: Transaction) -> Any:
     """The prefetched tags without building a related manager per row (a third of the cost)."""
-    cache = getattr(txn, "_prefetched_objects_cache", None)
-    if cache is not None and "tags" in cache:
-        return cache["tags"]
-    return txn.tags.all()
+    tags = getattr(txn, Transaction.PREFETCHED_TAGS, None)
+    return txn.tags.all() if tags is None else tags
 
 
 class TransactionSerializer(serializers.Serializer):

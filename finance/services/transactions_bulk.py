@@ -96,6 +96,6 @@ def _as_read(txn: Transaction, tags: list[Tag] | None) -> None:
     transfer), so serialising it costs no query. Its account, category and merchant are the
     household's records the batch already loaded."""
     ordered = sorted(tags or (), key=lambda t: (t.name, str(t.pk)))
-    txn._prefetched_objects_cache = {"tags": ordered}
+    setattr(txn, Transaction.PREFETCHED_TAGS, ordered)
     for relation in _NO_TRANSFER:
         relation.set_cached_value(txn, None)
