@@ -144,13 +144,12 @@ def run(*, full: bool, backend: str) -> Report:
             f"{others['trades']:,} trades, {others['imports']:,} imports",
             flush=True,
         )
-    client = Client()
     explained = {}
-    # The seeding left a large heap behind that a server process would not have: freeze it, as
-    # config/wsgi.py freezes a worker's startup heap, so a collection during a timed request
-    # scans only what requests leave.
-    gc.collect()
-    gc.freeze()
+    # As a server worker does (config/wsgi.py): views loaded and the heap frozen, here with
+    # what the seeding left, so a collection during a timed request walks what requests leave.
+    from config.wsgi import heap_freeze
+
+    heap_freeze()
     large_scenarios = {name: (path, params) for name, path, params in scenarios(large)}
     pairs = [
         (name, (small.key, path, params), (large.key, *large_scenarios[name]))
@@ -161,6 +160,12 @@ def run(*, full: bool, backend: str) -> Report:
     # the rows above.
     pairs.append((CONTROL, (small.key, TRANSACTIONS, {}), (small.key, TRANSACTIONS, {})))
     for name, small_request, large_request in pairs:
+        # A fresh client and heap for each scenario: Django's test client leaves ~13 objects
+        # behind per request (a weakref.finalize per signal it connects), which made the
+        # oldest generation's collections (every ~20 pairs, so on one side) ever slower, 15-25
+        # ms by a few thousand requests. A server's handler keeps nothing per request.
+        client = Client()
+        gc.collect()
         s, big = measure_pair(client, small_request, large_request, reps)
         s_sum, b_sum = latency_summary(s), latency_summary(big)
         ratio99 = percentile(big, 99) / percentile(s, 99)
