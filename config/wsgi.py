@@ -1,20 +1,8 @@
-import gc
 import os
 
 from django.core.wsgi import get_wsgi_application
-from django.urls import get_resolver
 
-
-def heap_freeze() -> None:
-    """Import every view, serializer and admin module now rather than on the first request,
-    then move everything loaded so far out of the garbage collector's reach: the oldest
-    generation's collections otherwise walk these ~110,000 long-lived objects each time, a
-    50-70 ms pause every ~20 list requests (docs/decisions.md). Under gunicorn this runs in each
-    worker, or once in the master with --preload, where it also keeps the pages shared."""
-    get_resolver().url_patterns  # noqa: B018
-    gc.collect()
-    gc.freeze()
-
+from config.warmup import heap_freeze
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 application = get_wsgi_application()

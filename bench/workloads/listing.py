@@ -147,7 +147,7 @@ def run(*, full: bool, backend: str) -> Report:
     explained = {}
     # As a server worker does (config/wsgi.py): views loaded and the heap frozen, here with
     # what the seeding left, so a collection during a timed request walks what requests leave.
-    from config.wsgi import heap_freeze
+    from config.warmup import heap_freeze
 
     heap_freeze()
     large_scenarios = {name: (path, params) for name, path, params in scenarios(large)}

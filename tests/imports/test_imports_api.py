@@ -123,6 +123,21 @@ def test_european_semicolon_bom_file_reads_back_row_by_row(alice):
     }
 
 
+def test_uploaded_says_whether_a_file_is_stored_on_the_list_and_the_detail(alice):
+    """`status_detail.uploaded` as read back from the database (a stored name, not a FieldFile)."""
+    resp = european_import(alice, alice.account(currency="EUR"))
+    with_file = resp.json()["data"]["id"]
+    without = str(Import.objects.create(family=alice.family).pk)
+    listed = alice.client.get("/api/v1/imports").json()["data"]
+    assert {i["id"]: i["status_detail"]["uploaded"] for i in listed} == {
+        with_file: True,
+        without: False,
+    }
+    for pk, uploaded in ((with_file, True), (without, False)):
+        detail = alice.client.get(f"/api/v1/imports/{pk}").json()["data"]
+        assert detail["status_detail"]["uploaded"] is uploaded
+
+
 def test_publish_verify_republish_revert(alice, django_capture_on_commit_callbacks):
     account = alice.account(currency="EUR")
     groceries = CategoryFactory(family=alice.family, name="Lebensmittel")

@@ -11,9 +11,9 @@ from django.db import transaction
 
 from finance.api.errors import ValidationFailed
 from finance.models import Category
-from finance.services.ledger import ledger_changed, merge_account_dates
+from finance.services.ledger import merge_account_dates
 from trades.models import Trade
-from trades.services.holdings import holdings_recompute_from_trades
+from trades.services.holdings import AMOUNT_QUANT
 from trades.services.trades import (
     BUY_QTY_NEGATIVE,
     FEE_EXCEEDS,
@@ -36,13 +36,12 @@ def _cash_after_update(
     sell), so a fee sent at create survives a corrected price."""
     if qty is None and price is None:
         return abs(trade.amount)
-    cents = Decimal("0.0001")
     old_sign = 1 if trade.kind == "buy" else -1
-    fee = old_sign * (abs(trade.amount) - (abs(trade.qty) * trade.price).quantize(cents))
+    fee = old_sign * (abs(trade.amount) - (abs(trade.qty) * trade.price).quantize(AMOUNT_QUANT))
     new_qty = abs(qty if qty is not None else trade.qty)
     new_price = price if price is not None else trade.price
     sign = 1 if kind == "buy" else -1
-    return (new_qty * new_price).quantize(cents) + sign * fee
+    return (new_qty * new_price).quantize(AMOUNT_QUANT) + sign * fee
 
 
 @transaction.atomic
@@ -110,7 +109,6 @@ def trade_update(*, trade: Trade, data: dict[str, Any]) -> Trade:
 
 @transaction.atomic
 def trade_delete(*, trade: Trade) -> None:
-    account, family, date = trade.account, trade.family, trade.date
+    dates: dict[uuid.UUID, dt.date | None] = {trade.account_id: trade.date}
     trade.delete()
-    holdings_recompute_from_trades(account=account)
-    ledger_changed(family=family, account_dates={account.pk: date})
+    after_write(trade, dates)

@@ -18,7 +18,7 @@ from finance.api.errors import ValidationFailed
 from finance.models import Account, Category, Family, Transaction, Transfer
 from finance.services.ledger import ledger_changed
 from trades.models import Security, Trade
-from trades.services.holdings import holdings_recompute_from_trades
+from trades.services.holdings import AMOUNT_QUANT, holdings_recompute_from_trades
 from trades.services.securities import (
     manual_ticker_parse,
     security_for_ticker,
@@ -216,7 +216,7 @@ def _plan_buy_sell(data: dict[str, Any], plan: _Plan) -> None:
     plan.qty = sign * abs(qty)
     plan.price = price
     cash = abs(amount) if amount is not None else abs(qty) * price
-    plan.amount = sign * cash.quantize(Decimal("0.0001"))
+    plan.amount = sign * cash.quantize(AMOUNT_QUANT)
 
 
 def _resolve_security(family: Family, plan: _Plan) -> Security | None:
