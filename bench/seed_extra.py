@@ -18,7 +18,7 @@ MIN_IMPORTS = 120
 
 
 def seed_trades_and_imports(hh: Any, transactions: int, *, seed: int = 11) -> dict[str, int]:
-    from finance.services.fastinsert import fast_insert
+    from finance.ledger.db.fastinsert import fast_insert
     from imports.models import Import
     from trades.models import Security, Trade
 

@@ -6,14 +6,15 @@ from typing import Any
 
 from django.contrib import admin
 from django.contrib.admin.utils import unquote
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 
-from finance.admin_base import HouseholdAdmin
+from finance.admin_base import HouseholdAdmin, user_family
 from finance.charts import line_chart
 from finance.models import Account
 from finance.money import format_amount
 from finance.selectors.account_page import account_page_context
-from finance.services.ledger import ledger_changed
+from finance.services.accounts import account_create, account_delete, account_update
 
 
 @admin.register(Account)
@@ -47,9 +48,25 @@ class AccountAdmin(HouseholdAdmin):
         return f"{format_amount(obj.balance, obj.currency)} {obj.currency}"
 
     def save_model(self, request: HttpRequest, obj: Account, form: Any, change: bool) -> None:
-        if not obj.currency:
-            family = obj.family if obj.family_id else getattr(request.user, "family", None)
-            obj.currency = family.currency if family else "USD"
-        super().save_model(request, obj, form, change)
-        if change and {"account_type", "currency"} & set(form.changed_data):
-            ledger_changed(family=obj.family, account_dates={obj.pk: None})
+        """The admin writes through the same services as the API."""
+        if change:
+            fields = {n: form.cleaned_data[n] for n in form.changed_data if n in ACCOUNT_FIELDS}
+            account_update(
+                account=Account.objects.select_related("family").get(pk=obj.pk), **fields
+            )
+            return
+        family = obj.family if obj.family_id else user_family(request)
+        fields = {n: form.cleaned_data.get(n) for n in ACCOUNT_FIELDS if n in form.cleaned_data}
+        created = account_create(family=family, **fields)
+        obj.pk = created.pk
+        obj._state.adding = False
+
+    def delete_model(self, request: HttpRequest, obj: Account) -> None:
+        account_delete(account=obj, cascade=True)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        for account in queryset.select_related("family"):
+            account_delete(account=account, cascade=True)
+
+
+ACCOUNT_FIELDS = ("name", "account_type", "status", "currency", "institution_name")

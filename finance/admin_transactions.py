@@ -12,17 +12,22 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from core.errors import ApplicationError, ValidationFailed
 from finance.admin_base import HouseholdAdmin, HouseholdRelatedFilter, scope_queryset
 from finance.admin_transaction_list import (
     DateRangeFilter,
     TransactionActionForm,
     TransactionListForm,
 )
-from finance.api.errors import ValidationFailed
-from finance.models import Category, Family, Tag, Transaction
-from finance.services.ledger import ledger_changed, merge_account_dates
+from finance.models import Category, Tag, Transaction
+from finance.services.transactions import (
+    transaction_create,
+    transaction_delete,
+    transaction_update,
+)
 from finance.services.transactions_batch import (
     transactions_categorise,
+    transactions_delete,
     transactions_exclude,
     transactions_tag,
 )
@@ -159,24 +164,61 @@ class TransactionAdmin(HouseholdAdmin):
         return initial
 
     def save_model(self, request: HttpRequest, obj: Transaction, form: Any, change: bool) -> None:
-        changed: dict[Any, Any] = {}
-        if change:
-            old = Transaction.objects.get(pk=obj.pk)
-            merge_account_dates(changed, old.account_id, old.date)
-        obj.family = obj.account.family  # a transaction belongs to its account's household
-        super().save_model(request, obj, form, change)
-        merge_account_dates(changed, obj.account_id, obj.date)
-        ledger_changed(family=obj.family, account_dates=changed)
+        """The admin writes through the same services as the API."""
+        try:
+            if change:
+                txn = Transaction.objects.select_related("family").get(pk=obj.pk)
+                transaction_update(txn=txn, **admin_fields(form, form.changed_data))
+            else:
+                created, _ = transaction_create(
+                    family=obj.account.family, **admin_fields(form, form.cleaned_data)
+                )
+                obj.pk = created.pk
+                obj._state.adding = False
+        except ApplicationError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        # Tags were written by the service with the row; only inline formsets remain.
+        for formset in formsets:
+            self.save_formset(request, form, formset, change=change)
 
     def delete_model(self, request: HttpRequest, obj: Transaction) -> None:
-        family, account_dates = obj.family, {obj.account_id: obj.date}
-        super().delete_model(request, obj)
-        ledger_changed(family=family, account_dates=account_dates)
+        try:
+            transaction_delete(txn=obj)
+        except ApplicationError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
-        touched: dict[Any, dict[Any, Any]] = {}
-        for account_id, family_id, date in queryset.values_list("account_id", "family_id", "date"):
-            merge_account_dates(touched.setdefault(family_id, {}), account_id, date)
-        super().delete_queryset(request, queryset)
-        for family in Family.objects.filter(pk__in=list(touched)):
-            ledger_changed(family=family, account_dates=touched[family.pk])
+        transactions_delete(transactions=queryset)
+
+
+_REFERENCES = ("account", "category", "merchant")
+_VALUES = (
+    "date",
+    "amount",
+    "currency",
+    "name",
+    "notes",
+    "external_id",
+    "source",
+    "excluded",
+    "pending",
+    "kind",
+)
+
+
+def admin_fields(form: Any, names: Any) -> dict[str, Any]:
+    """The service's keyword arguments for the form fields named."""
+    out: dict[str, Any] = {}
+    for name in names:
+        if name not in form.cleaned_data:
+            continue
+        value = form.cleaned_data[name]
+        if name in _REFERENCES:
+            out[f"{name}_id"] = value.pk if value is not None else None
+        elif name == "tags":
+            out["tag_ids"] = [tag.pk for tag in value]
+        elif name in _VALUES:
+            out[name] = value
+    return out

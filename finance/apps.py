@@ -7,9 +7,9 @@ from django.db.models.signals import post_migrate
 # trigger-kept structure is re-ensured, while the migration that made it is applied (not after
 # migrating back to before it): (migration, module, function).
 _ENSURED_AFTER_MIGRATE = (
-    ("0004_transaction_search_sqlite", "finance.search_sqlite", "search_index_ensure"),
-    ("0005_transaction_tag_date", "finance.tag_dates", "tag_dates_ensure"),
-    ("0007_transaction_count", "finance.row_counts", "row_counts_ensure"),
+    ("0004_transaction_search_sqlite", "finance.ledger.db.search_sqlite", "search_index_ensure"),
+    ("0005_transaction_tag_date", "finance.ledger.db.tag_dates", "tag_dates_ensure"),
+    ("0007_transaction_count", "finance.ledger.db.row_counts", "row_counts_ensure"),
 )
 
 

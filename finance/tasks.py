@@ -7,6 +7,6 @@ from celery import shared_task
 
 @shared_task(name="finance.tidy_row_counts", expires=600)
 def row_counts_tidy_task() -> str:
-    from finance.row_counts import row_counts_tidy
+    from finance.ledger import row_counts_tidy
 
     return f"{row_counts_tidy()} counter rows folded away"

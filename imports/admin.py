@@ -13,8 +13,8 @@ from django.http import HttpRequest
 from django.urls import path
 from django.views.decorators.http import require_POST
 
+from core.errors import ApplicationError
 from finance.admin_base import HouseholdAdmin
-from finance.api.errors import ApiError
 from imports.admin_views import (
     import_configure_save,
     import_mappings_save,
@@ -122,7 +122,7 @@ class ImportAdmin(HouseholdAdmin):
             try:
                 service(data_import=imp)
                 self.message_user(request, f"{imp}: {verb} started.", messages.SUCCESS)
-            except ApiError as exc:
+            except ApplicationError as exc:
                 self.message_user(request, f"{imp}: {exc.message}", messages.ERROR)
 
     @admin.action(description="Publish selected imports")

@@ -12,8 +12,8 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
+from core.errors import ApplicationError, ValidationFailed
 from finance.admin_base import scope_queryset, user_family
-from finance.api.errors import ApiError, ValidationFailed
 from finance.models import Account, Category, Tag
 from imports.forms import ImportConfigForm, ImportUploadForm
 from imports.models import Import, ImportMapping, ImportRow
@@ -62,7 +62,7 @@ def import_upload(admin: Any, request: HttpRequest) -> HttpResponse:
                     configuration=form.configuration(),
                     background=True,
                 )
-            except ApiError as exc:
+            except ApplicationError as exc:
                 form.add_error(None, exc.message)
             else:
                 messages.success(request, "Uploaded. Check the rows, then publish.")
@@ -184,7 +184,7 @@ def _run(request: HttpRequest, imp: Import, action: Any, done: str) -> HttpRespo
         action()
     except ValidationFailed as exc:
         messages.error(request, "; ".join(exc.errors or [exc.message]))
-    except ApiError as exc:
+    except ApplicationError as exc:
         messages.error(request, exc.message)
     else:
         messages.success(request, done)

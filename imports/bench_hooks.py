@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from finance.ledger import batch as batch_module
 from imports.models import Import
 from imports.services import publish as publish_module
 from imports.services.parse import import_create
@@ -63,7 +64,7 @@ def run_pipeline(*, user: Any, account: Any, csv_path: Path | str) -> dict[str, 
         _timed(publish_module, "import_duplicates_mark", spent, "  of which duplicates check"),
         _timed(publish_module, "_write_transactions", spent, "  of which writes (COPY, tags)"),
         _timed(publish_module, "readback", spent, "  of which verify (readback)"),
-        _timed(publish_module, "ledger_changed", spent, "  of which ledger (balances, transfers)"),
+        _timed(batch_module, "derive", spent, "  of which ledger (balances, transfers)"),
     ):
         import_publish(data_import=imp, enqueue=False)
         result = import_publish_run(import_id=imp.pk)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Case, OuterRef, QuerySet, Subquery, UUIDField, When
 
-from finance.api.filters import QueryFilters
+from core.filters import QueryFilters
 from finance.models import Family, Transaction
 from imports.models import Import, ImportMapping, ImportRow
 from imports.services.dedup import IMPORT_SOURCE

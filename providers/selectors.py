@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db.models import Prefetch, QuerySet
 
-from finance.api.filters import QueryFilters
+from core.filters import QueryFilters
 from finance.models import Family
 from providers.models import ProviderAccount, ProviderConnection, Sync
 

@@ -11,9 +11,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from finance.api.errors import ValidationFailed
+from core.errors import ValidationFailed
+from core.tasks import enqueue_on_commit
 from finance.models import Account, Family
-from finance.services.ledger import ledger_changed
 from providers.base import adapter_class
 from providers.http import ProviderHttp
 from providers.models import ProviderAccount, ProviderConnection, Sync
@@ -131,15 +131,7 @@ def sync_request(
         if active is None:
             raise
         return active, False
-    from providers.tasks import provider_sync
-
-    def enqueue() -> None:
-        if countdown:
-            provider_sync.apply_async((str(sync.pk),), countdown=countdown)
-        else:
-            provider_sync.delay(str(sync.pk))
-
-    transaction.on_commit(enqueue)
+    enqueue_on_commit("providers.sync", str(sync.pk), countdown=countdown)
     return sync, True
 
 
@@ -209,21 +201,8 @@ def syncs_settle(*, now: dt.datetime | None = None) -> int:
             # a retry waits its backoff (at most an hour) in `pending`: give it that on top
             retry_cutoff = cutoff - dt.timedelta(hours=1)
             stale = stale.filter(Q(attempt=0) | Q(updated_at__lt=retry_cutoff))
-        connection_ids = set(stale.values_list("connection_id", flat=True))
         count = stale.update(
             status=Sync.Status.FAILED, error=error, finished_at=now, updated_at=now, retryable=True
         )
         settled += count
-        if count and status == Sync.Status.SYNCING:
-            for connection in ProviderConnection.objects.filter(pk__in=connection_ids):
-                _ledger_refresh_after_crash(connection)
     return settled
-
-
-def _ledger_refresh_after_crash(connection: ProviderConnection) -> None:
-    """A killed sync may have committed some accounts but never reached ledger_changed():
-    recompute balances and transfer matching of every linked account (issue 10, crash test)."""
-    account_ids = connection.accounts.filter(account__isnull=False).values_list(
-        "account_id", flat=True
-    )
-    ledger_changed(family=connection.family, account_dates=dict.fromkeys(account_ids))

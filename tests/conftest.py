@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 from finance.models import ApiKey, Family, User
 from finance.services.api_keys import api_key_create
 from tests.factories import AccountFactory, UserFactory
+from tests.ledger_guard import LedgerWriteGuard
 from tests.schema_check import check_response
 
 
@@ -41,6 +42,19 @@ def make_household(name: str) -> Household:
     _, key = api_key_create(user=user, name="rw", scope=ApiKey.SCOPE_READ_WRITE)
     _, read_key = api_key_create(user=user, name="ro", scope=ApiKey.SCOPE_READ)
     return Household(user.family, user, key, read_key, make_client(key), make_client(read_key))
+
+
+@pytest.fixture(autouse=True)
+def _ledger_rows_written_by_the_ledger_only() -> Any:
+    """Fail a test in which any module but finance/ledger/ wrote ledger rows."""
+    from django.db import connection
+
+    guard = LedgerWriteGuard()
+    with connection.execute_wrapper(guard):
+        yield guard
+    assert not guard.violations, "ledger rows written outside finance/ledger/:\n" + "\n".join(
+        dict.fromkeys(guard.violations)
+    )
 
 
 @pytest.fixture(autouse=True)

@@ -77,3 +77,13 @@ class TransactionFactory(DjangoModelFactory):
     amount = Decimal("12.50")
     currency = factory.SelfAttribute("account.currency")
     name = factory.Sequence(lambda n: f"Purchase {n}")
+
+
+def ledger_derive(family: Family, account_dates: dict) -> None:
+    """Derive balances and pairs for rows a factory wrote straight to the table (test setup:
+    the service paths derive them when their ledger batch closes)."""
+    from finance.ledger import ledger_batch
+
+    with ledger_batch(family=family) as batch:
+        for account_id, date in account_dates.items():
+            batch.touch(family, account_id, date)

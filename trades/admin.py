@@ -18,9 +18,8 @@ from finance.admin_base import (
     user_family,
 )
 from finance.models import Account
-from finance.services.ledger import ledger_changed, merge_account_dates
 from trades.models import Holding, Security, Trade
-from trades.services.holdings import holdings_recompute_from_trades
+from trades.services.changes import trade_delete, trade_store
 
 
 def visible_securities(qs: QuerySet[Security], request: HttpRequest) -> QuerySet[Security]:
@@ -94,25 +93,16 @@ class TradeAdmin(SecurityScopedFKMixin, HouseholdAdmin):
     autocomplete_fields = ("security",)
 
     def save_model(self, request: HttpRequest, obj: Trade, form: Any, change: bool) -> None:
-        before = Trade.objects.filter(pk=obj.pk).values("account_id", "date").first()
-        super().save_model(request, obj, form, change)
-        dates: dict = {}
-        if before:
-            merge_account_dates(dates, before["account_id"], before["date"])
-        merge_account_dates(dates, obj.account_id, obj.date)
-        for account_id in dates:
-            holdings_recompute_from_trades(account=Account.objects.get(pk=account_id))
-        ledger_changed(family=obj.family, account_dates=dates)
+        if not change and not obj.family_id:
+            obj.family = user_family(request) or obj.account.family
+        trade_store(trade=obj)
 
     def delete_model(self, request: HttpRequest, obj: Trade) -> None:
-        account, family, date = obj.account, obj.family, obj.date
-        super().delete_model(request, obj)
-        holdings_recompute_from_trades(account=account)
-        ledger_changed(family=family, account_dates={account.pk: date})
+        trade_delete(trade=obj)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Trade]) -> None:
         for trade in list(queryset.select_related("account", "family")):
-            self.delete_model(request, trade)
+            trade_delete(trade=trade)
 
 
 @admin.register(Holding)

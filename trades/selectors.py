@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from finance.api.filters import QueryFilters
+from core.filters import QueryFilters
 from finance.models import Family
 from trades.models import Holding, Security, Trade
 from trades.services.securities import securities_visible

@@ -84,7 +84,7 @@ class TradeViewSet(FamilyViewSet):
     def create(self, request: Request) -> Response:
         body = TradeCreateRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        entry = trade_create(family=self.family, data=body.validated_data["trade"])
+        entry = trade_create(family=self.family, **body.validated_data["trade"])
         return Response(TradeCreatedSerializer(entry).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=TradeUpdateRequestSerializer, responses=TradeSerializer)
@@ -92,7 +92,7 @@ class TradeViewSet(FamilyViewSet):
         trade = self.get_object()
         body = TradeUpdateRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        trade_update(trade=trade, data=body.validated_data["trade"])
+        trade_update(trade=trade, **body.validated_data["trade"])
         return Response(TradeSerializer(self._reload(trade)).data)
 
     @extend_schema(request=TradeUpdateRequestSerializer, responses=TradeSerializer)

@@ -12,11 +12,16 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
+from core.errors import ApplicationError, Conflict, NotFound, ValidationFailed, flatten_errors
+
+__all__ = ["ApiError", "Conflict", "NotFound", "ValidationFailed", "error_body", "flatten_errors"]
+
 logger = logging.getLogger("finance.api")
 
 
 class ApiError(exceptions.APIException):
-    """An error with an explicit code; raise it from services and views alike."""
+    """An HTTP-only error with an explicit status and code, raised by views (never by services:
+    they raise `core.errors` application errors, mapped below)."""
 
     def __init__(
         self,
@@ -35,22 +40,12 @@ class ApiError(exceptions.APIException):
         super().__init__(message)
 
 
-class Conflict(ApiError):
-    def __init__(self, message: str, **kwargs: Any) -> None:
-        super().__init__(409, "conflict", message, **kwargs)
-
-
-class ValidationFailed(ApiError):
-    """422 with one message per problem, each naming its field."""
-
-    def __init__(self, errors: list[str] | dict[str, Any], message: str | None = None) -> None:
-        messages = flatten_errors(errors) if isinstance(errors, dict) else list(errors)
-        super().__init__(
-            422,
-            "validation_failed",
-            message or "Validation failed: " + "; ".join(messages),
-            errors=messages,
-        )
+# Each application error's status; its `code` is the body's `error`.
+APPLICATION_STATUS: dict[type[ApplicationError], int] = {
+    ValidationFailed: 422,
+    Conflict: 409,
+    NotFound: 404,
+}
 
 
 def error_body(
@@ -62,27 +57,6 @@ def error_body(
     if details is not None:
         body["details"] = details
     return body
-
-
-def flatten_errors(detail: Any, prefix: str = "") -> list[str]:
-    """DRF's nested error detail as "field: message" strings, one per problem."""
-    if isinstance(detail, dict):
-        out: list[str] = []
-        for key, value in detail.items():
-            if key in ("non_field_errors", "__all__"):
-                out.extend(flatten_errors(value, prefix))
-            else:
-                out.extend(flatten_errors(value, f"{prefix}.{key}" if prefix else str(key)))
-        return out
-    if isinstance(detail, list):
-        if all(not isinstance(item, (dict, list)) for item in detail):
-            return [f"{prefix}: {item}" if prefix else str(item) for item in detail]
-        out = []
-        for index, item in enumerate(detail):
-            if item:
-                out.extend(flatten_errors(item, f"{prefix}[{index}]"))
-        return out
-    return [f"{prefix}: {detail}" if prefix else str(detail)]
 
 
 _SIMPLE = {
@@ -103,7 +77,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     elif isinstance(exc, DjangoPermissionDenied):
         exc = exceptions.PermissionDenied()
 
-    if isinstance(exc, ApiError):
+    if isinstance(exc, ApplicationError):
+        code = next(
+            (status for klass, status in APPLICATION_STATUS.items() if isinstance(exc, klass)), 400
+        )
+        body = error_body(exc.code, exc.message, errors=exc.errors, details=exc.details)
+    elif isinstance(exc, ApiError):
         body = error_body(exc.error, exc.message, errors=exc.errors, details=exc.details)
         code = exc.status_code
     elif isinstance(exc, exceptions.ValidationError):

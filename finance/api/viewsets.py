@@ -43,7 +43,7 @@ class FamilyViewSet(viewsets.GenericViewSet):
         # One serializer given each row, not a list serializer holding the page: a serializer
         # and its fields point at each other, so it is freed by the cycle collector, not when
         # this returns, and the rows it held (with their relations) waited for the oldest
-        # generation's collection, a 20-40 ms pause every ~20 list requests (most of a p99).
+        # generation's collection, a pause that made most of a list's p99 (bench/README.md).
         serializer = klass(context=self.get_serializer_context())
         return self.get_paginated_response([serializer.to_representation(r) for r in rows])
 

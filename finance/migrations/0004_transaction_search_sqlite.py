@@ -5,13 +5,13 @@ from django.db import migrations
 
 
 def forwards(apps, schema_editor):
-    from finance.search_sqlite import search_index_ensure
+    from finance.ledger.db.search_sqlite import search_index_ensure
 
     search_index_ensure(using=schema_editor.connection.alias)
 
 
 def backwards(apps, schema_editor):
-    from finance.search_sqlite import search_index_drop
+    from finance.ledger.db.search_sqlite import search_index_drop
 
     search_index_drop(using=schema_editor.connection.alias)
 

@@ -7,13 +7,13 @@ from django.db import migrations, models
 
 
 def forwards(apps, schema_editor):
-    from finance.tag_dates import tag_dates_ensure
+    from finance.ledger.db.tag_dates import tag_dates_ensure
 
     tag_dates_ensure(using=schema_editor.connection.alias)
 
 
 def backwards(apps, schema_editor):
-    from finance.tag_dates import tag_dates_drop
+    from finance.ledger.db.tag_dates import tag_dates_drop
 
     tag_dates_drop(using=schema_editor.connection.alias)
 

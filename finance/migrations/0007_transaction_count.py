@@ -5,13 +5,13 @@ from django.db import migrations, models
 
 
 def forwards(apps, schema_editor):
-    from finance.row_counts import row_counts_ensure
+    from finance.ledger.db.row_counts import row_counts_ensure
 
     row_counts_ensure(using=schema_editor.connection.alias)
 
 
 def backwards(apps, schema_editor):
-    from finance.row_counts import row_counts_drop
+    from finance.ledger.db.row_counts import row_counts_drop
 
     row_counts_drop(using=schema_editor.connection.alias)
 

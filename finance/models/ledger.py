@@ -4,15 +4,19 @@ transfers. Every row belongs to exactly one household (`family`)."""
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from django.db import models
 from django.db.models import Q
 
 from finance.models.household import Family
 
-if TYPE_CHECKING:
-    from finance.row_counts import Counted
+
+class Counted(Protocol):
+    """Something that counts a queryset's rows more cheaply (the ledger's row counters)."""
+
+    def count(self) -> int: ...
+
 
 AMOUNT = {"max_digits": 19, "decimal_places": 4}
 
@@ -143,7 +147,7 @@ class Tag(models.Model):
 class TransactionQuerySet(models.QuerySet):
     def counted_by(self, counted: Counted) -> TransactionQuerySet:
         """This queryset, whose `count()` reads `counted`, an equivalent and cheaper query
-        (or the row counters, finance/row_counts.py).
+        (or the row counters, finance/ledger/db/row_counts.py).
 
         Only this instance carries it: every queryset derived from it (a filter, a slice)
         counts itself again, so a further filter can never inherit a count it changed."""

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from finance.api.filters import QueryFilters
+from core.filters import QueryFilters
 from finance.models import (
     Account,
     Category,

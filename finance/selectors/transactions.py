@@ -9,11 +9,10 @@ from django.db.models import Count, Prefetch, Q, QuerySet, Window
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 
-from finance.api.filters import QueryFilters
+from core.filters import QueryFilters
+from finance.ledger import SQLITE_MATCH_SQL, TransactionRows, search_index_refresh
+from finance.ledger import sqlite_phrase as phrase
 from finance.models import Family, Merchant, Transaction, TransactionTag
-from finance.row_counts import TransactionRows
-from finance.search_sqlite import MATCH_SQL as SQLITE_MATCH_SQL
-from finance.search_sqlite import phrase, search_index_refresh
 
 TRANSACTION_TYPES = ("income", "expense")
 TRIGRAM_MIN_CHARS = 3  # shorter terms have no trigram for the index to look up
@@ -22,8 +21,8 @@ TRIGRAM_MIN_CHARS = 3  # shorter terms have no trigram for the index to look up
 def transaction_base_queryset(*, family: Family) -> QuerySet[Transaction]:
     # The transfer legs come by prefetch, for the page's rows only: joined into the page query
     # they made PostgreSQL plan the join before the sort, and at times hash the whole
-    # transactions table to reach the other legs (78 ms for page 20 of a 10k household
-    # beside a 100k one, against 27 ms for the 100k household itself).
+    # transactions table to reach the other legs (a small household's page slower than a
+    # large one's: bench/README.md).
     return (
         Transaction.objects.filter(family=family)
         .select_related("account", "category", "merchant")
@@ -106,8 +105,8 @@ def transaction_list(*, family: Family, params: Any) -> QuerySet[Transaction]:
         qs = qs.filter(condition)
         if indexed:
             # Sort the index's matches instead of walking the date index until a page of
-            # them turns up: the planner cannot tell a rare term (1,200 of a million rows:
-            # 90 ms of walking, 5 ms sorted) from a common one, and the exact count already
+            # them turns up: the planner cannot tell a rare term (long to walk to, quick to
+            # sort) from a common one, and the exact count already
             # reads every match. The expression only hides the index; the order is the same.
             # The exact count comes with the page (a window over the matches, narrow rows
             # without the joins), so the matches are read once, not again by a COUNT(*).

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -11,9 +10,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.formats import parse_strict_date
 from finance.currencies import is_currency
 
-_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 MAX_AMOUNT = Decimal("999999999999999.9999")
 
 
@@ -21,16 +20,6 @@ def iso_utc(value: dt.datetime | None) -> str | None:
     if value is None:
         return None
     return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def parse_strict_date(value: Any) -> dt.date:
-    """`YYYY-MM-DD` only. Raises ValueError with a message fit for a user."""
-    if not isinstance(value, str) or not _DATE_RE.match(value):
-        raise ValueError("must be a date in YYYY-MM-DD format")
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError:
-        raise ValueError("is not a valid calendar date") from None
 
 
 @extend_schema_field(OpenApiTypes.DATE)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from django.db import transaction
 from django.db.models import ProtectedError
 
-from finance.api.errors import Conflict, ValidationFailed
+from core.errors import Conflict, ValidationFailed
+from finance.ledger import ledger_batch, trade_model
 from finance.models import Account, Family, Transaction, Transfer
-from finance.services.balances import account_balances_refresh, trade_model
-from finance.services.transfers import transfer_legs_reset
 
 CURRENCY_LOCKED = "cannot change once the account has transactions"
 HAS_TRANSACTIONS = (
@@ -20,12 +19,21 @@ HAS_TRANSACTIONS = (
 _FIELDS = ("name", "account_type", "status", "currency", "institution_name")
 
 
+class AccountFields(TypedDict, total=False):
+    name: str
+    account_type: str
+    status: str
+    currency: str | None
+    institution_name: str | None
+
+
 def _trade_count(account: Account) -> int:
     model = trade_model()
     return model.objects.filter(account=account).count() if model is not None else 0
 
 
-def account_create(*, family: Family, data: dict[str, Any]) -> Account:
+def account_create(*, family: Family, **fields: Unpack[AccountFields]) -> Account:
+    data: dict[str, Any] = dict(fields)
     account = Account(family=family, currency=data.get("currency") or family.currency)
     for field in _FIELDS:
         if field in data and data[field] is not None:
@@ -34,8 +42,16 @@ def account_create(*, family: Family, data: dict[str, Any]) -> Account:
     return account
 
 
-@transaction.atomic
-def account_update(*, account: Account, data: dict[str, Any]) -> Account:
+def account_update(*, account: Account, **fields: Unpack[AccountFields]) -> Account:
+    data: dict[str, Any] = dict(fields)
+    with ledger_batch(family=account.family) as batch:
+        _account_update(batch, account, data)
+    if batch.closed:
+        account.refresh_from_db()
+    return account
+
+
+def _account_update(batch: Any, account: Account, data: dict[str, Any]) -> None:
     old_classification = account.classification
     currency_changes = "currency" in data and data["currency"] != account.currency
     if currency_changes and Transaction.objects.filter(account=account).exists():
@@ -46,13 +62,15 @@ def account_update(*, account: Account, data: dict[str, Any]) -> Account:
     account.save()
     if account.classification != old_classification or currency_changes:
         # Which way flows move the balance changed: recompute the whole series.
-        account_balances_refresh(account_dates={account.pk: None})
-        account.refresh_from_db()
-    return account
+        batch.touch(account.family, account.pk, None)
 
 
-@transaction.atomic
 def account_delete(*, account: Account, cascade: bool) -> None:
+    with ledger_batch(family=account.family) as batch:
+        _account_delete(batch, account, cascade)
+
+
+def _account_delete(batch: Any, account: Account, cascade: bool) -> None:
     count = Transaction.objects.filter(account=account).count()
     trades = _trade_count(account)
     if (count or trades) and not cascade:
@@ -75,11 +93,11 @@ def account_delete(*, account: Account, cascade: bool) -> None:
     )
     try:
         with transaction.atomic():
-            account.delete()
+            batch.delete_record(account)
     except ProtectedError as exc:
         kinds = sorted({type(obj)._meta.verbose_name_plural for obj in exc.protected_objects})
         raise Conflict(
             f"Account {account.name!r} is still referenced by {', '.join(kinds)}; "
             "remove those first."
         ) from None
-    transfer_legs_reset(transaction_ids=other_legs)
+    batch.legs_reset(other_legs)

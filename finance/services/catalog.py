@@ -7,7 +7,8 @@ from typing import Any, TypeVar
 
 from django.db import IntegrityError, models, transaction
 
-from finance.api.errors import ValidationFailed
+from core.errors import ValidationFailed
+from finance.ledger import ledger_batch
 from finance.models import Category, Family, Merchant, Tag
 
 NAME_TAKEN = "is already used by another {what} of this household"
@@ -59,14 +60,14 @@ def _category_parent(category: Category, data: dict[str, Any]) -> None:
     category.parent = parent
 
 
-def category_create(*, family: Family, data: dict[str, Any]) -> Category:
+def category_create(*, family: Family, **data: Any) -> Category:
     category = Category(family=family)
     _apply(category, data, ("name", "color", "icon"))
     _category_parent(category, data)
     return _save(category, "category")
 
 
-def category_update(*, category: Category, data: dict[str, Any]) -> Category:
+def category_update(*, category: Category, **data: Any) -> Category:
     _apply(category, data, ("name", "color", "icon"))
     _category_parent(category, data)
     return _save(category, "category")
@@ -74,34 +75,37 @@ def category_update(*, category: Category, data: dict[str, Any]) -> Category:
 
 def category_delete(*, category: Category) -> None:
     """Its transactions keep their rows without a category; its subcategories become roots."""
-    category.delete()
+    with ledger_batch(family=category.family) as batch:
+        batch.delete_record(category)
 
 
-def merchant_create(*, family: Family, data: dict[str, Any]) -> Merchant:
+def merchant_create(*, family: Family, **data: Any) -> Merchant:
     merchant = Merchant(family=family)
     _apply(merchant, data, ("name",))
     return _save(merchant, "merchant")
 
 
-def merchant_update(*, merchant: Merchant, data: dict[str, Any]) -> Merchant:
+def merchant_update(*, merchant: Merchant, **data: Any) -> Merchant:
     _apply(merchant, data, ("name",))
     return _save(merchant, "merchant")
 
 
 def merchant_delete(*, merchant: Merchant) -> None:
-    merchant.delete()
+    with ledger_batch(family=merchant.family) as batch:
+        batch.delete_record(merchant)
 
 
-def tag_create(*, family: Family, data: dict[str, Any]) -> Tag:
+def tag_create(*, family: Family, **data: Any) -> Tag:
     tag = Tag(family=family)
     _apply(tag, data, ("name", "color"))
     return _save(tag, "tag")
 
 
-def tag_update(*, tag: Tag, data: dict[str, Any]) -> Tag:
+def tag_update(*, tag: Tag, **data: Any) -> Tag:
     _apply(tag, data, ("name", "color"))
     return _save(tag, "tag")
 
 
 def tag_delete(*, tag: Tag) -> None:
-    tag.delete()
+    with ledger_batch(family=tag.family) as batch:
+        batch.delete_record(tag)

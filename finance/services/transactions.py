@@ -1,23 +1,46 @@
-"""Writes to transactions: create (idempotent by external_id), update, delete."""
+"""Writes to transactions: create (idempotent by external_id), update, delete, each through
+one ledger batch. Callers pass the fields as typed keyword arguments (`TransactionFields`)."""
 
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, NotRequired, TypedDict, Unpack
 
-from django.db import IntegrityError, models, transaction
-from django.utils import timezone
+from django.db import IntegrityError, transaction
 
-from finance.api.errors import ValidationFailed
+from core.errors import NotFound, ValidationFailed
+from finance.ledger import ledger_batch
 from finance.models import Account, Category, Family, Merchant, Tag, Transaction
-from finance.services.fastinsert import fast_insert, fast_insert_new
-from finance.services.ledger import ledger_changed, merge_account_dates
 
 NOT_IN_HOUSEHOLD = "does not exist in this household"
+ALREADY_DELETED = "The transaction was deleted by another request."
+
+
+class TransactionFields(TypedDict, total=False):
+    """A transaction's writable fields, as the API and the admin give them."""
+
+    account_id: uuid.UUID
+    date: dt.date
+    amount: Decimal
+    name: str
+    nature: NotRequired[str | None]
+    currency: NotRequired[str | None]
+    notes: NotRequired[str | None]
+    category_id: NotRequired[uuid.UUID | None]
+    merchant_id: NotRequired[uuid.UUID | None]
+    tag_ids: NotRequired[list[uuid.UUID]]
+    external_id: NotRequired[str | None]
+    source: NotRequired[str | None]
+    excluded: NotRequired[bool]
+    pending: NotRequired[bool]
+    kind: NotRequired[str]
+
+
 DEFAULT_SOURCE = "api"
 
 
@@ -112,9 +135,8 @@ _RELATED = ("family", "account", "category", "merchant")
 def transaction_build(*, family: Family, data: dict[str, Any], refs: ResolvedRefs) -> Transaction:
     """An unsaved Transaction from validated request data (used by single and bulk create).
 
-    Built from positional values, as the ORM builds rows it reads (keyword construction costs
-    ~20 us a row, a tenth of a bulk request), its related records cached as `select_related`
-    would."""
+    Built from positional values, as the ORM builds rows it reads (keyword construction is a
+    visible share of a bulk request), its related records cached as `select_related` would."""
     external_id = data.get("external_id") or None
     related = dict(zip(_RELATED, (family, refs.account, refs.category, refs.merchant), strict=True))
     given = {
@@ -130,6 +152,8 @@ def transaction_build(*, family: Family, data: dict[str, Any], refs: ResolvedRef
         "category_id": refs.category.pk if refs.category is not None else None,
         "merchant_id": refs.merchant.pk if refs.merchant is not None else None,
         "excluded": data.get("excluded", False),
+        "pending": data.get("pending", False),
+        "kind": data.get("kind") or Transaction.Kind.STANDARD,
     }
     meta = Transaction._meta
     txn = Transaction(
@@ -140,132 +164,30 @@ def transaction_build(*, family: Family, data: dict[str, Any], refs: ResolvedRef
     return txn
 
 
-IdempotencyKey = tuple[uuid.UUID, str, str]
-
-
-def _key(txn: Transaction) -> IdempotencyKey | None:
-    return (txn.account_id, txn.source, txn.external_id) if txn.external_id else None
-
-
-def _stored_by_key(keys: set[IdempotencyKey]) -> dict[IdempotencyKey, Transaction]:
-    if not keys:
-        return {}
-    candidates = Transaction.objects.filter(
-        account_id__in={k[0] for k in keys},
-        source__in={k[1] for k in keys},
-        external_id__in={k[2] for k in keys},
-    )
-    return {k: t for t in candidates if (k := _key(t)) in keys}
-
-
-def _columns() -> list[models.Field]:
-    """Every stored column of a transaction, the primary key first."""
-    meta = Transaction._meta
-    return [meta.pk, *(f for f in meta.concrete_fields if not f.primary_key)]
-
-
-def _insert(txns: list[Transaction], *, keyed: bool) -> set[uuid.UUID]:
-    """Write built rows straight to the table (no per-object ORM preparation: a bulk request
-    is most of its own cost otherwise); return the keys of those stored (all, unless `keyed`
-    rows lost their idempotency key to a concurrent writer)."""
-    now = timezone.now()
-    for txn in txns:
-        txn.created_at = txn.updated_at = now
-    fields = _columns()
-    names = [f.name for f in fields]
-    rows = [tuple(getattr(txn, f.attname) for f in fields) for txn in txns]
-    if keyed:
-        return fast_insert_new(Transaction, names, rows)
-    fast_insert(Transaction, names, rows)
-    return {txn.pk for txn in txns}
-
-
-def transactions_write(txns: list[Transaction]) -> None:
-    """Write built transactions as they are, in one batch (COPY or executemany), for a caller
-    that has already read which keys are new (a sync, inside its transaction): a key stored
-    meanwhile fails the whole write on the unique constraint, as `bulk_create` would. Without
-    the ORM's per-value preparation: that was half of a first sync's time. The caller runs
-    `ledger_changed`."""
-    _insert(txns, keyed=False)
-    for txn in txns:
-        txn._state.adding = False
-
-
-def transactions_insert(
-    rows: Sequence[tuple[Transaction, list[Tag] | None]],
-) -> list[tuple[Transaction, bool]]:
-    """Insert built transactions; return (row, created) for each, in order.
-
-    Idempotent by (account, source, external_id): a key already stored, or seen earlier in
-    `rows`, yields the stored row with created=False. The database's unique constraint decides
-    (INSERT ... ON CONFLICT DO NOTHING); only a key lost to a racing writer is read back.
-    Created rows are the built instances, now saved (`created_at`/`updated_at` set).
-    Call inside a transaction; the caller runs `ledger_changed` for the created rows."""
-    keyed = {key for txn, _tags in rows if (key := _key(txn)) is not None}
-    # Keys already stored are answered without an insert (the cheap path of a re-sync) ...
-    stored = _stored_by_key(keyed)
-    plain: list[Transaction] = []
-    keyed_new: list[Transaction] = []
-    inserted_keys: set[IdempotencyKey] = set()
-    for txn, _tags in rows:
-        key = _key(txn)
-        if key is None:
-            plain.append(txn)
-        elif key not in stored and key not in inserted_keys:
-            inserted_keys.add(key)
-            keyed_new.append(txn)
-    if plain:  # no key, no conflict to ignore: any error is a real one
-        _insert(plain, keyed=False)
-    if keyed_new:
-        # ... and the constraint decides the rest: a key lost to a racing writer is re-read.
-        won = _insert(keyed_new, keyed=True)
-        for txn in keyed_new:
-            if txn.pk in won:
-                txn._state.adding = False
-                stored[_key(txn)] = txn
-        stored.update(_stored_by_key({_key(t) for t in keyed_new if t.pk not in won}))
-    for txn in plain:
-        txn._state.adding = False
-    results: list[tuple[Transaction, bool]] = []
-    through: list[Any] = []
-    for txn, tags in rows:
-        key = _key(txn)
-        winner = stored.get(key) if key is not None else txn
-        if winner is None:  # pragma: no cover - the row was deleted between insert and re-read
-            raise IntegrityError(f"transaction {key} vanished during insert")
-        created = winner.pk == txn.pk
-        if created and tags:
-            through.extend(
-                Transaction.tags.through(transaction_id=txn.pk, tag_id=tag.pk) for tag in tags
-            )
-        results.append((txn if created else winner, created))
-    if through:
-        Transaction.tags.through.objects.bulk_create(through)
-    return results
-
-
-def transaction_create(*, family: Family, data: dict[str, Any]) -> tuple[Transaction, bool]:
+def transaction_create(
+    *, family: Family, **fields: Unpack[TransactionFields]
+) -> tuple[Transaction, bool]:
     """Create a transaction, or return the existing one for its (account, source, external_id).
 
     Returns (transaction, created). The unique constraint decides between racing requests."""
+    data: dict[str, Any] = dict(fields)
     refs = transaction_refs_resolve(family=family, data=data)
     txn = transaction_build(family=family, data=data, refs=refs)
-    with transaction.atomic():
-        [(txn, created)] = transactions_insert([(txn, refs.tags)])
-        if created:
-            ledger_changed(family=family, account_dates={txn.account_id: txn.date}, created=[txn])
+    with ledger_batch(family=family) as batch:
+        [(txn, created)] = batch.add([(txn, refs.tags)])
     return txn, created
 
 
-_PLAIN_FIELDS = ("date", "name", "notes", "currency", "excluded")
+_PLAIN_FIELDS = ("date", "name", "notes", "currency", "excluded", "pending", "kind")
 
 
-@transaction.atomic
-def transaction_update(*, txn: Transaction, data: dict[str, Any]) -> Transaction:
+def transaction_update(*, txn: Transaction, **fields: Unpack[TransactionFields]) -> Transaction:
+    """Change the fields given (a PATCH: the others stay). 404 when a racing request deleted
+    the row first."""
+    data: dict[str, Any] = dict(fields)
     family = txn.family
     refs = transaction_refs_resolve(family=family, data=data)
-    changed: dict[uuid.UUID, Any] = {}
-    merge_account_dates(changed, txn.account_id, txn.date)
+    was = (txn.account_id, txn.date)
     for field in _PLAIN_FIELDS:
         if field in data:
             setattr(txn, field, data[field])
@@ -286,22 +208,23 @@ def transaction_update(*, txn: Transaction, data: dict[str, Any]) -> Transaction
         )
     elif data.get("source") and txn.external_id:
         txn.source = data["source"]
-    try:
-        with transaction.atomic():
-            txn.save()
-    except IntegrityError:
-        raise ValidationFailed(
-            ["external_id: another transaction of this account already has it"]
-        ) from None
-    if refs.tags is not None:
-        txn.tags.set(refs.tags)
-    merge_account_dates(changed, txn.account_id, txn.date)
-    ledger_changed(family=family, account_dates=changed)
+    with ledger_batch(family=family) as batch:
+        if not Transaction.objects.select_for_update().filter(pk=txn.pk).exists():
+            raise NotFound(ALREADY_DELETED)
+        try:
+            with transaction.atomic():
+                batch.update(txn, was=was)
+        except IntegrityError:
+            raise ValidationFailed(
+                ["external_id: another transaction of this account already has it"]
+            ) from None
+        if refs.tags is not None:
+            batch.set_tags(txn, refs.tags)
     return txn
 
 
-@transaction.atomic
 def transaction_delete(*, txn: Transaction) -> None:
-    family, account_id, date = txn.family, txn.account_id, txn.date
-    txn.delete()
-    ledger_changed(family=family, account_dates={account_id: date})
+    """Delete one transaction. Of two racing deletes, the second is told the row is gone."""
+    with ledger_batch(family=txn.family) as batch:
+        if not batch.delete(Transaction.objects.filter(pk=txn.pk)):
+            raise NotFound(ALREADY_DELETED)

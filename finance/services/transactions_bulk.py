@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import uuid
 from dataclasses import dataclass
-from typing import Any
 
-from django.db import transaction
 from django.db.models import Q
 
+from finance.ledger import ledger_batch
 from finance.models import Family, Tag, Transaction, Transfer
-from finance.services.ledger import ledger_changed, merge_account_dates
 from finance.services.transactions import (
+    TransactionFields,
     transaction_build,
     transaction_refs_load,
     transaction_refs_pick,
-    transactions_insert,
 )
 
 
@@ -33,14 +30,14 @@ class BulkItemResult:
 
 
 def transactions_bulk_create(
-    *, family: Family, items: list[dict[str, Any] | list[str]]
+    *, family: Family, items: list[TransactionFields | list[str]]
 ) -> list[BulkItemResult]:
-    """Create many transactions in one database transaction.
+    """Create many transactions in one ledger batch (one database transaction).
 
     `items` holds, per position, either the validated fields of one transaction or the list of
-    its validation errors. Ids are resolved for the whole batch in one query per kind; rows are
-    written by COPY, the idempotency keys decided by ON CONFLICT DO NOTHING
-    (`transactions_insert`); balances and transfer matching run once, for the new rows only.
+    its validation errors. Ids are resolved for the whole batch in one query per kind; the
+    batch writes the rows in one statement, the idempotency keys decided by the unique
+    constraint, and derives balances and transfer pairs once, for the new rows only.
     Created rows come back as written, ready to serialise (`reload=False`); rows that matching
     paired, and existing rows, are for the caller to read back."""
     results: list[BulkItemResult] = [BulkItemResult(index=i, status=422) for i in range(len(items))]
@@ -58,16 +55,10 @@ def transactions_bulk_create(
             continue
         rows.append((transaction_build(family=family, data=data, refs=refs), refs.tags))
         positions.append(i)
-    with transaction.atomic():
-        inserted = transactions_insert(rows) if rows else []
-        changed: dict[uuid.UUID, dt.date | None] = {}
-        new: dict[uuid.UUID, Transaction] = {}
-        for txn, created in inserted:
-            if created:
-                merge_account_dates(changed, txn.account_id, txn.date)
-                new[txn.pk] = txn
-        paired = ledger_changed(family=family, account_dates=changed, created=list(new.values()))
-        in_transfers = _in_transfers(list(new)) if paired else set()
+    with ledger_batch(family=family) as batch:
+        inserted = batch.add(rows) if rows else []
+    new = [txn.pk for txn, created in inserted if created]
+    in_transfers = _in_transfers(new) if batch.paired else set()
     tags_of = {txn.pk: tags for txn, tags in rows}
     for i, (txn, created) in zip(positions, inserted, strict=True):
         results[i].status = 201 if created else 200

@@ -1,5 +1,5 @@
-"""Transfers chosen, confirmed or rejected by the household; the legs' kinds. Automatic
-matching after ledger writes is `finance/services/transfer_matching.py`.
+"""Transfers chosen, confirmed or rejected by the household. Automatic matching, and the kinds
+a pair gives its legs, belong to the ledger (finance/ledger/transfer_matching.py, pairs.py).
 
 Both legs are locked before a pair is written or rejected, so a pair rejected meanwhile is
 never re-suggested by a matching run.
@@ -8,15 +8,15 @@ never re-suggested by a matching run.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Q
 
-from finance.api.errors import Conflict, ValidationFailed
-from finance.models import Account, Family, RejectedTransfer, Transaction, Transfer
+from core.errors import Conflict, ValidationFailed
+from finance.ledger import MAX_DAYS_APART, LedgerBatch, ledger_batch, legs_lock
+from finance.models import Family, RejectedTransfer, Transaction, Transfer
 
-MAX_DAYS_APART = 4
+__all__ = ["MAX_DAYS_APART", "transfer_confirm", "transfer_create", "transfer_reject"]
 
 ALREADY_PAIRED = "is already part of a transfer"
 NOT_IN_HOUSEHOLD = "does not exist in this household"
@@ -25,40 +25,10 @@ MUST_BE_OUTFLOW = "must be an outflow (a positive amount: money leaving its acco
 SAME_ACCOUNT = "must belong to another account than outflow_transaction_id"
 
 
-def outflow_kind(destination_type: str) -> str:
-    """The outflow leg's kind follows where the money goes (the inflow's account type)."""
-    if destination_type == Account.Type.LOAN:
-        return Transaction.Kind.LOAN_PAYMENT
-    if destination_type == Account.Type.CREDIT_CARD:
-        return Transaction.Kind.CC_PAYMENT
-    if destination_type in Account.TRADING_TYPES:
-        return Transaction.Kind.INVESTMENT_CONTRIBUTION
-    return Transaction.Kind.FUNDS_MOVEMENT
-
-
-def unpaired(qs: QuerySet[Transaction]) -> QuerySet[Transaction]:
-    return qs.filter(transfer_as_inflow__isnull=True, transfer_as_outflow__isnull=True)
-
-
-def legs_kinds_set(inflow_id: uuid.UUID, outflow_id: uuid.UUID, destination_type: str) -> None:
-    Transaction.objects.filter(pk=inflow_id).update(kind=Transaction.Kind.FUNDS_MOVEMENT)
-    Transaction.objects.filter(pk=outflow_id).update(kind=outflow_kind(destination_type))
-
-
-def legs_lock(*txn_ids: uuid.UUID, skip_locked: bool = False) -> list[uuid.UUID]:
-    return list(
-        Transaction.objects.select_for_update(skip_locked=skip_locked, no_key=True)
-        .filter(pk__in=txn_ids)
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
-
-
 def _transaction_resolve(family: Family, field: str, pk: uuid.UUID) -> Transaction | None:
     return Transaction.objects.filter(family=family, pk=pk).select_related("account").first()
 
 
-@transaction.atomic
 def transfer_create(
     *, family: Family, inflow_transaction_id: uuid.UUID, outflow_transaction_id: uuid.UUID
 ) -> Transfer:
@@ -78,6 +48,13 @@ def transfer_create(
         errors.append(f"inflow_transaction_id: {SAME_ACCOUNT}")
     if errors:
         raise ValidationFailed(errors)
+    with ledger_batch(family=family) as batch:
+        return _pair(batch, family, inflow, outflow)
+
+
+def _pair(
+    batch: LedgerBatch, family: Family, inflow: Transaction, outflow: Transaction
+) -> Transfer:
     legs_lock(inflow.pk, outflow.pk)
     for name, txn in (("inflow_transaction_id", inflow), ("outflow_transaction_id", outflow)):
         if Transfer.objects.filter(Q(inflow_transaction=txn) | Q(outflow_transaction=txn)).exists():
@@ -94,7 +71,7 @@ def transfer_create(
         raise Conflict(f"One of the transactions {ALREADY_PAIRED}.") from None
     # The household says it is a transfer: forget an earlier rejection of this pair.
     RejectedTransfer.objects.filter(inflow_transaction=inflow, outflow_transaction=outflow).delete()
-    legs_kinds_set(inflow.pk, outflow.pk, inflow.account.account_type)
+    batch.pair(inflow, outflow)
     return transfer
 
 
@@ -105,24 +82,16 @@ def transfer_confirm(*, transfer: Transfer) -> Transfer:
     return transfer
 
 
-@transaction.atomic
 def transfer_reject(*, transfer: Transfer) -> RejectedTransfer:
     """Not a transfer: unpair, reset both legs to standard, never suggest the pair again."""
-    legs_lock(transfer.inflow_transaction_id, transfer.outflow_transaction_id)
-    rejected, _ = RejectedTransfer.objects.get_or_create(
-        family=transfer.family,
-        inflow_transaction_id=transfer.inflow_transaction_id,
-        outflow_transaction_id=transfer.outflow_transaction_id,
-    )
-    Transaction.objects.filter(
-        pk__in=[transfer.inflow_transaction_id, transfer.outflow_transaction_id]
-    ).update(kind=Transaction.Kind.STANDARD)
-    Transfer.objects.filter(pk=transfer.pk).delete()
+    with ledger_batch(family=transfer.family) as batch:
+        legs = (transfer.inflow_transaction_id, transfer.outflow_transaction_id)
+        legs_lock(*legs)
+        rejected, _ = RejectedTransfer.objects.get_or_create(
+            family=transfer.family,
+            inflow_transaction_id=transfer.inflow_transaction_id,
+            outflow_transaction_id=transfer.outflow_transaction_id,
+        )
+        batch.unpair(legs)
+        Transfer.objects.filter(pk=transfer.pk).delete()
     return rejected
-
-
-def transfer_legs_reset(*, transaction_ids: Iterable[uuid.UUID]) -> None:
-    """Legs whose transfer disappeared (its other leg was deleted) are plain again."""
-    Transaction.objects.filter(pk__in=list(transaction_ids)).exclude(
-        kind=Transaction.Kind.ONE_TIME
-    ).update(kind=Transaction.Kind.STANDARD)

@@ -13,9 +13,10 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.filters import QueryFilters
 from finance.api.errors import ValidationFailed
-from finance.api.filters import QueryFilters
 from finance.api.viewsets import FamilyViewSet
+from finance.ledger import account_balance_series
 from finance.models import Account
 from finance.money import format_amount
 from finance.selectors.ledger import account_list
@@ -27,7 +28,6 @@ from finance.serializers.ledger import (
     BalanceSeriesSerializer,
 )
 from finance.services.accounts import account_create, account_delete, account_update
-from finance.services.balances import account_balance_series
 
 DEFAULT_SERIES_DAYS = 30
 MAX_SERIES_DAYS = 3660
@@ -60,7 +60,7 @@ class AccountViewSet(FamilyViewSet):
     def create(self, request: Request) -> Response:
         body = AccountCreateRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        account = account_create(family=self.family, data=body.validated_data["account"])
+        account = account_create(family=self.family, **body.validated_data["account"])
         return Response(AccountSerializer(account).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=AccountUpdateRequestSerializer, responses=AccountSerializer)
@@ -68,7 +68,7 @@ class AccountViewSet(FamilyViewSet):
         account = self.get_object()
         body = AccountUpdateRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        account = account_update(account=account, data=body.validated_data["account"])
+        account = account_update(account=account, **body.validated_data["account"])
         return Response(AccountSerializer(account).data)
 
     @extend_schema(request=AccountUpdateRequestSerializer, responses=AccountSerializer)

@@ -58,7 +58,7 @@ class CatalogViewSet(FamilyViewSet):
     def create(self, request: Request) -> Response:
         body = self.create_request(data=request.data)
         body.is_valid(raise_exception=True)
-        obj = type(self).create_service(family=self.family, data=body.validated_data[self.root_key])
+        obj = type(self).create_service(family=self.family, **body.validated_data[self.root_key])
         return self._out(obj, status.HTTP_201_CREATED)
 
     def partial_update(self, request: Request, pk: str) -> Response:
@@ -108,9 +108,7 @@ class CategoryViewSet(CatalogViewSet):
     update_request = CategoryUpdateRequestSerializer
     selector = staticmethod(category_list)
     create_service = staticmethod(catalog.category_create)
-    update_service = staticmethod(
-        lambda obj, data: catalog.category_update(category=obj, data=data)
-    )
+    update_service = staticmethod(lambda obj, data: catalog.category_update(category=obj, **data))
     delete_service = staticmethod(lambda obj: catalog.category_delete(category=obj))
 
 
@@ -129,9 +127,7 @@ class MerchantViewSet(CatalogViewSet):
     update_request = MerchantUpdateRequestSerializer
     selector = staticmethod(merchant_list)
     create_service = staticmethod(catalog.merchant_create)
-    update_service = staticmethod(
-        lambda obj, data: catalog.merchant_update(merchant=obj, data=data)
-    )
+    update_service = staticmethod(lambda obj, data: catalog.merchant_update(merchant=obj, **data))
     delete_service = staticmethod(lambda obj: catalog.merchant_delete(merchant=obj))
 
 
@@ -148,5 +144,5 @@ class TagViewSet(CatalogViewSet):
     update_request = TagUpdateRequestSerializer
     selector = staticmethod(tag_list)
     create_service = staticmethod(catalog.tag_create)
-    update_service = staticmethod(lambda obj, data: catalog.tag_update(tag=obj, data=data))
+    update_service = staticmethod(lambda obj, data: catalog.tag_update(tag=obj, **data))
     delete_service = staticmethod(lambda obj: catalog.tag_delete(tag=obj))

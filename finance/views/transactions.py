@@ -69,9 +69,7 @@ class TransactionViewSet(FamilyViewSet):
     def create(self, request: Request) -> Response:
         body = TransactionCreateRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        txn, created = transaction_create(
-            family=self.family, data=body.validated_data["transaction"]
-        )
+        txn, created = transaction_create(family=self.family, **body.validated_data["transaction"])
         return Response(
             TransactionSerializer(self._reload(txn)).data,
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
@@ -105,7 +103,7 @@ class TransactionViewSet(FamilyViewSet):
         txn = self.get_object()
         body = TransactionUpdateRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        transaction_update(txn=txn, data=body.validated_data["transaction"])
+        transaction_update(txn=txn, **body.validated_data["transaction"])
         return Response(TransactionSerializer(self._reload(txn)).data)
 
     @extend_schema(request=TransactionUpdateRequestSerializer, responses=TransactionSerializer)

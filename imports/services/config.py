@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from finance.api.errors import ValidationFailed
+from core.errors import ValidationFailed
 from imports.parsing.csvfile import SEPARATORS
 from imports.parsing.dates import DATE_FORMATS, DEFAULT_DATE_FORMAT
 from imports.parsing.numbers import DEFAULT_NUMBER_FORMAT, NUMBER_FORMATS

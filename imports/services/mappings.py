@@ -6,11 +6,10 @@ from typing import Any
 
 from django.db import transaction
 
-from finance.api.errors import Conflict, ValidationFailed
+from core.errors import Conflict, ValidationFailed
 from finance.models import Account, Category, Tag
 from imports.models import Import, ImportMapping, ImportRow
 from imports.services.dedup import import_duplicates_mark
-from imports.services.parse import rows_accounts_resolve
 from imports.services.stats import import_stats_refresh
 
 NOT_IN_HOUSEHOLD = "does not exist in this household"
@@ -96,3 +95,14 @@ def import_rows_skip_invalid(*, data_import: Import) -> int:
         import_duplicates_mark(data_import=imp)
         import_stats_refresh(data_import=imp)
     return count
+
+
+def rows_accounts_resolve(*, data_import: Import) -> None:
+    """Rows of an account-column import go to their mapping's account (None until resolved)."""
+    imp = data_import
+    if imp.account_id is not None:
+        return
+    for mapping in ImportMapping.objects.filter(data_import=imp, kind="account"):
+        ImportRow.objects.filter(data_import=imp, account_value=mapping.value).update(
+            account_id=mapping.target_id or mapping.created_id
+        )

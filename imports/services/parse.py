@@ -11,10 +11,11 @@ from django.conf import settings
 from django.core.files.base import File
 from django.db import transaction
 
-from finance.api.errors import ApiError, Conflict, ValidationFailed
+from core.errors import ApplicationError, Conflict, ValidationFailed
+from core.tasks import enqueue_on_commit
 from finance.currencies import is_currency
+from finance.ledger import fast_insert
 from finance.models import Account, Family
-from finance.services.fastinsert import fast_insert
 from imports.models import Import, ImportMapping, ImportRow
 from imports.parsing.csvfile import CsvError, find_column, open_csv
 from imports.parsing.rows import (
@@ -26,7 +27,9 @@ from imports.parsing.rows import (
     parse_row,
 )
 from imports.services.config import LABEL_DEFAULTS, REQUIRED_LABELS, configuration_merge
+from imports.services.mappings import rows_accounts_resolve
 from imports.services.progress import progress_clear, progress_write
+from imports.services.publish import import_blockers, import_publish
 from imports.services.stats import import_stats_refresh
 
 BATCH_SIZE = 5000
@@ -204,17 +207,6 @@ def _mappings_sync(imp: Import, totals: dict[str, Counter[str]]) -> None:
     rows_accounts_resolve(data_import=imp)
 
 
-def rows_accounts_resolve(*, data_import: Import) -> None:
-    """Rows of an account-column import go to their mapping's account (None until resolved)."""
-    imp = data_import
-    if imp.account_id is not None:
-        return
-    for mapping in ImportMapping.objects.filter(data_import=imp, kind="account"):
-        ImportRow.objects.filter(data_import=imp, account_value=mapping.value).update(
-            account_id=mapping.target_id or mapping.created_id
-        )
-
-
 def import_create(
     *,
     family: Family,
@@ -240,10 +232,7 @@ def import_create(
             imp.parsing = in_background
             imp.save()
             if in_background:
-                from imports.tasks import import_parse_task
-
-                pk, go = str(imp.pk), publish
-                transaction.on_commit(lambda: import_parse_task.delay(pk, go))
+                enqueue_on_commit("imports.parse", str(imp.pk), publish)
             else:
                 import_rows_parse(data_import=imp, on_progress=on_progress)
     except BaseException:
@@ -281,7 +270,7 @@ def import_parse_run(*, import_id: str, publish: bool = False) -> str:
                 return "skipped"
             import_rows_parse(data_import=imp, on_progress=lambda n: progress_write(imp.pk, n))
             Import.objects.filter(pk=imp.pk).update(parsing=False, error="")
-    except ApiError as exc:
+    except ApplicationError as exc:
         message = "; ".join(exc.errors or [exc.message])
         Import.objects.filter(pk=imp.pk).update(parsing=False, error=message[:1000])
         return "failed"
@@ -289,8 +278,6 @@ def import_parse_run(*, import_id: str, publish: bool = False) -> str:
         progress_clear(imp.pk)
     imp.refresh_from_db()
     if publish:
-        from imports.services.publish import import_blockers, import_publish
-
         blockers = import_blockers(data_import=imp)
         if blockers:
             Import.objects.filter(pk=imp.pk).update(error="Not published: " + "; ".join(blockers))
@@ -323,10 +310,7 @@ def import_configure(
         imp.parsing = background and imp.file_size > settings.IMPORT_SYNC_PARSE_BYTES
         imp.save(update_fields=["configuration", "account", "parsing", "updated_at"])
         if imp.parsing:
-            from imports.tasks import import_parse_task
-
-            pk = str(imp.pk)
-            transaction.on_commit(lambda: import_parse_task.delay(pk, False))
+            enqueue_on_commit("imports.parse", str(imp.pk), False)
         else:
             import_rows_parse(data_import=imp)
     return imp

@@ -1,26 +1,25 @@
 """Publish: every row of the import becomes a transaction in ONE database transaction, or none.
 
 The API moves the import pending/failed -> importing with a conditional UPDATE (so two
-publishes at once import once) and enqueues `import_publish_run`, which writes, verifies by
-readback and then runs the ledger hooks (balances and transfer matching) once per account."""
+publishes at once import once) and enqueues `import_publish_run`, which writes the rows through
+one ledger batch (balances and transfer pairs derived in the same database transaction), then
+verifies by readback."""
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import uuid
 from typing import Any
 
-from django.db import transaction
 from django.utils import timezone
 
-from finance.api.errors import Conflict
+from core.errors import Conflict
+from core.tasks import enqueue_on_commit
+from finance.ledger import LedgerBatch, ledger_batch
 from finance.models import Account, Category, Tag, Transaction
-from finance.services.fastinsert import fast_insert
-from finance.services.ledger import ledger_changed, merge_account_dates
 from imports.models import Import, ImportMapping, ImportRow
 from imports.services.dedup import IMPORT_SOURCE, import_duplicates_mark
-from imports.services.parse import rows_accounts_resolve
+from imports.services.mappings import rows_accounts_resolve
 from imports.services.progress import progress_clear, progress_write
 from imports.services.stats import TO_CREATE, import_stats_refresh
 from imports.services.verify import expected_counts, household_counts, readback, readback_failed
@@ -75,9 +74,7 @@ def import_publish(*, data_import: Import, enqueue: bool = True) -> Import:
         raise Conflict(f"The import is {imp.status}: only a pending or failed import can publish.")
     progress_write(imp.pk, 0)
     if enqueue:
-        from imports.tasks import import_publish_task
-
-        transaction.on_commit(lambda: import_publish_task.delay(str(imp.pk)))
+        enqueue_on_commit("imports.publish", str(imp.pk))
     return imp
 
 
@@ -107,11 +104,9 @@ def _targets(imp: Import, kind: str) -> dict[str, uuid.UUID | None]:
     }
 
 
-def _write_transactions(imp: Import, on_progress: Any = None) -> dict[uuid.UUID, dt.date]:
+def _write_transactions(imp: Import, batch: LedgerBatch, on_progress: Any = None) -> None:
     categories = _targets(imp, "category")
     tags = _targets(imp, "tag")
-    through = Transaction.tags.through
-    dates: dict[uuid.UUID, dt.date] = {}
     rows = ImportRow.objects.filter(TO_CREATE, data_import=imp).order_by("id")
     fields = (
         "id",
@@ -153,16 +148,11 @@ def _write_transactions(imp: Import, on_progress: Any = None) -> dict[uuid.UUID,
             for tag in row_tags:
                 if tags.get(tag):
                     links.append((txn_id, tags[tag]))
-            if account_id not in dates or date < dates[account_id]:
-                dates[account_id] = date
-        fast_insert(Transaction, TXN_FIELDS, txns)
-        if links:
-            fast_insert(through, ("transaction", "tag"), links)
+        batch.write_values(TXN_FIELDS, txns, tag_links=links)
         done += len(chunk)
         progress_write(imp.pk, done)
         if on_progress:
             on_progress(done)
-    return dates
 
 
 def import_publish_run(*, import_id: uuid.UUID | str, on_progress: Any = None) -> str:
@@ -173,7 +163,7 @@ def import_publish_run(*, import_id: uuid.UUID | str, on_progress: Any = None) -
     before = household_counts(family=imp.family)
     expected: dict[str, int] = {}
     try:
-        with transaction.atomic():
+        with ledger_batch(family=imp.family) as batch:
             locked = Import.objects.select_for_update().filter(pk=imp.pk).first()
             if locked is None or locked.status != Import.Status.IMPORTING:
                 return "skipped"
@@ -184,7 +174,7 @@ def import_publish_run(*, import_id: uuid.UUID | str, on_progress: Any = None) -
             import_duplicates_mark(data_import=imp)
             import_stats_refresh(data_import=imp)
             expected = expected_counts(data_import=imp)
-            dates = _write_transactions(imp, on_progress)
+            _write_transactions(imp, batch, on_progress)
             processed = ImportRow.objects.filter(data_import=imp).count()
             Import.objects.filter(pk=imp.pk).update(
                 status=Import.Status.COMPLETE,
@@ -212,8 +202,4 @@ def import_publish_run(*, import_id: uuid.UUID | str, on_progress: Any = None) -
     Import.objects.filter(pk=imp.pk).update(
         verification={"expected_record_counts": expected, "readback": check}
     )
-    account_dates: dict[uuid.UUID, dt.date | None] = {}
-    for account_id, date in dates.items():
-        merge_account_dates(account_dates, account_id, date)
-    ledger_changed(family=imp.family, account_dates=account_dates)
     return check["status"]

@@ -2,25 +2,22 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import uuid
 
-from django.db import transaction
-from django.db.models import Min
 from django.utils import timezone
 
-from finance.api.errors import Conflict
+from core.errors import Conflict
+from core.tasks import enqueue_on_commit
+from finance.ledger import LedgerBatch, ledger_batch
 from finance.models import Account, Category, Tag, Transaction
-from finance.services.ledger import ledger_changed
 from imports.models import Import, ImportMapping
 from imports.services.dedup import import_duplicates_mark
-from imports.services.parse import rows_accounts_resolve
+from imports.services.mappings import rows_accounts_resolve
 from imports.services.stats import import_stats_refresh
 from imports.services.verify import household_counts
 
 logger = logging.getLogger("imports")
-DELETE_BATCH = 5000
 
 
 def import_revert(*, data_import: Import) -> Import:
@@ -33,9 +30,7 @@ def import_revert(*, data_import: Import) -> Import:
         raise Conflict(
             f"The import is {imp.status}: only a complete or revert_failed import can revert."
         )
-    from imports.tasks import import_revert_task
-
-    transaction.on_commit(lambda: import_revert_task.delay(str(imp.pk)))
+    enqueue_on_commit("imports.revert", str(imp.pk))
     return imp
 
 
@@ -55,21 +50,16 @@ def _in_use(model: type, pk: uuid.UUID, ignore: set[str]) -> bool:
     return False
 
 
-def _delete_created_records(imp: Import) -> set[uuid.UUID]:
+def _delete_created_records(imp: Import, batch: LedgerBatch) -> None:
     models = {"category": Category, "tag": Tag, "account": Account}
     # An account's daily balances and the imports pointing at it are not "uses" of it.
     ignore = {"balances", "imports"}
-    deleted_accounts: set[uuid.UUID] = set()
     for mapping in ImportMapping.objects.filter(data_import=imp, created_id__isnull=False):
         model = models[mapping.kind]
-        if model.objects.filter(pk=mapping.created_id).exists() and not _in_use(
-            model, mapping.created_id, ignore
-        ):
-            model.objects.filter(pk=mapping.created_id).delete()
-            if mapping.kind == "account":
-                deleted_accounts.add(mapping.created_id)
+        record = model.objects.filter(pk=mapping.created_id).first()
+        if record is not None and not _in_use(model, mapping.created_id, ignore):
+            batch.delete_record(record)
     ImportMapping.objects.filter(data_import=imp).update(created_id=None)
-    return deleted_accounts
 
 
 def import_revert_run(*, import_id: uuid.UUID | str) -> str:
@@ -77,23 +67,12 @@ def import_revert_run(*, import_id: uuid.UUID | str) -> str:
     if imp is None or imp.status != Import.Status.REVERTING:
         return "skipped"
     try:
-        with transaction.atomic():
+        with ledger_batch(family=imp.family) as batch:
             locked = Import.objects.select_for_update().filter(pk=imp.pk).first()
             if locked is None or locked.status != Import.Status.REVERTING:
                 return "skipped"
-            mine = Transaction.objects.filter(import_id=imp.pk)
-            account_dates: dict[uuid.UUID, dt.date | None] = dict(
-                mine.order_by()
-                .values("account_id")
-                .annotate(first=Min("date"))
-                .values_list("account_id", "first")
-            )
-            while True:
-                ids = list(mine.order_by().values_list("id", flat=True)[:DELETE_BATCH])
-                if not ids:
-                    break
-                Transaction.objects.filter(pk__in=ids).delete()
-            gone = _delete_created_records(imp)
+            batch.delete(Transaction.objects.filter(import_id=imp.pk))
+            _delete_created_records(imp, batch)
             verification = dict(imp.verification or {})
             readback = dict(verification.get("readback") or {})
             readback.update(status="reverted", after_counts=household_counts(family=imp.family))
@@ -117,8 +96,4 @@ def import_revert_run(*, import_id: uuid.UUID | str) -> str:
     rows_accounts_resolve(data_import=imp)
     import_duplicates_mark(data_import=imp)
     import_stats_refresh(data_import=imp)
-    ledger_changed(
-        family=imp.family,
-        account_dates={k: v for k, v in account_dates.items() if k not in gone},
-    )
     return "pending"

@@ -15,11 +15,9 @@ import uuid
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Min
 from django.utils import timezone
 
 from finance.models import Transaction
-from finance.services.ledger import ledger_changed
 from imports.models import Import
 from imports.services.progress import progress_age_seconds, progress_clear
 from imports.services.verify import expected_counts, household_counts, readback
@@ -88,12 +86,4 @@ def _settle_one(pk: uuid.UUID, cutoff: dt.datetime) -> tuple[str, str, str] | No
         Import.objects.filter(pk=pk).update(
             verification={"expected_record_counts": expected, "readback": check}
         )
-        dates = dict(
-            Transaction.objects.filter(import_id=pk)
-            .order_by()
-            .values("account_id")
-            .annotate(first=Min("date"))
-            .values_list("account_id", "first")
-        )
-        ledger_changed(family=imp.family, account_dates=dates)
     return (str(pk), origin, target)

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 
-from finance.api.errors import ValidationFailed
+from core.errors import ValidationFailed
 from providers.base import ProviderAdapter, register_adapter
 from providers.http import ProviderHttp
 from providers.lunchflow.client import LunchFlowClient

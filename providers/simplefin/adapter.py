@@ -16,7 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from finance.api.errors import ValidationFailed
+from core.errors import ValidationFailed
 from providers.base import ProviderAdapter, register_adapter
 from providers.http import ProviderHttp
 from providers.simplefin.client import SimplefinClient, claim_setup_token

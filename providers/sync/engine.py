@@ -1,5 +1,6 @@
 """Run one Sync: discovery, then per provider account fetch everything, then write it in one
-transaction.atomic() block. A failed account leaves its ledger exactly as it was; the other
+ledger batch (one database transaction, balances and pairs derived inside it). A failed
+account leaves its ledger exactly as it was; the other
 accounts still sync. Outcome (docs/decisions.md, Providers):
 
 - every account synced -> `completed`, connection `good`, `last_synced_at` set;
@@ -19,12 +20,11 @@ import logging
 import uuid
 from typing import Any
 
-from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from finance.ledger import ledger_batch
 from finance.models import Account
-from finance.services.ledger import ledger_changed, merge_account_dates
 from providers.base import ProviderAdapter, adapter_class, adapter_for
 from providers.http import ProviderHttp
 from providers.models import ProviderAccount, ProviderConnection, Sync
@@ -33,7 +33,6 @@ from providers.types import (
     HoldingsNotSupported,
     ProviderError,
     UpstreamAccount,
-    UpstreamBalance,
     UpstreamHolding,
     UpstreamTransaction,
 )
@@ -127,16 +126,6 @@ def _ledger_account_for(pa: ProviderAccount, *, has_holdings: bool = False) -> A
     return account
 
 
-def _balance_apply(account: Account, balance: UpstreamBalance) -> bool:
-    reported_at = balance.as_of or timezone.now()
-    if account.reported_balance == balance.amount and account.reported_balance_at is not None:
-        return False
-    Account.objects.filter(pk=account.pk).update(
-        reported_balance=balance.amount, reported_balance_at=reported_at, updated_at=timezone.now()
-    )
-    return True
-
-
 def _holdings_apply(account: Account, holdings: list[UpstreamHolding], as_of: dt.date) -> None:
     from trades.services import holdings_replace_from_provider
 
@@ -151,9 +140,9 @@ def account_sync(
     end: dt.date,
     today: dt.date,
     stats: dict[str, Any],
-    account_dates: dict,
 ) -> None:
-    """Fetch everything for one account first, then write it atomically."""
+    """Fetch everything for one account first, then write it in one ledger batch (the rows,
+    the reported balance and everything derived from them, or nothing)."""
     balance = adapter.balance(pa.upstream_id)
     rows: list[UpstreamTransaction] = adapter.transactions(pa.upstream_id, start, end)
     holdings: list[UpstreamHolding] | None = None
@@ -164,14 +153,16 @@ def account_sync(
             holdings_supported = True
         except HoldingsNotSupported:
             holdings_supported = False
-    with transaction.atomic():
+    with ledger_batch(family=pa.connection.family) as batch:
         account = _ledger_account_for(pa, has_holdings=bool(holdings))
         result = transactions_apply(
-            account=account, source=adapter.provider, rows=rows, today=today
+            batch=batch, account=account, source=adapter.provider, rows=rows, today=today
         )
-        balance_changed = _balance_apply(account, balance)
+        balance_changed = batch.reported_balance(account, balance.amount, balance.as_of)
         if holdings is not None:
             _holdings_apply(account, holdings, today)
+            if not balance_changed:
+                batch.touch(account.family_id, account.pk, today)
         if holdings_supported != pa.holdings_supported:
             pa.holdings_supported = holdings_supported
             pa.save(update_fields=["holdings_supported", "updated_at"])
@@ -180,10 +171,6 @@ def account_sync(
     stats["transactions_unchanged"] += result.unchanged
     stats["transactions_pending"] += result.pending
     stats["transactions_removed"] += result.removed
-    if result.changed:
-        merge_account_dates(account_dates, account.pk, result.earliest)
-    elif balance_changed or holdings is not None:
-        merge_account_dates(account_dates, account.pk, today)
 
 
 def _note_retry_after(stats: dict[str, Any], exc: ProviderError) -> None:
@@ -229,7 +216,6 @@ def sync_run(*, sync_id: uuid.UUID, http: ProviderHttp | None = None) -> Sync:
         return Sync.objects.get(pk=sync_id)
     connection = sync.connection
     stats = empty_stats()
-    account_dates: dict = {}
     cls = adapter_class(connection.provider)
     http = http or ProviderHttp(label=cls.label if cls else connection.provider)
     today = timezone.now().date()
@@ -260,7 +246,6 @@ def sync_run(*, sync_id: uuid.UUID, http: ProviderHttp | None = None) -> Sync:
                     end=end,
                     today=today,
                     stats=stats,
-                    account_dates=account_dates,
                 )
             except ProviderError as exc:
                 if exc.requires_update:
@@ -277,12 +262,10 @@ def sync_run(*, sync_id: uuid.UUID, http: ProviderHttp | None = None) -> Sync:
                     {"provider_account_id": str(pa.pk), "name": pa.name, "error": INTERNAL_ERROR}
                 )
             Sync.objects.filter(pk=sync.pk).update(updated_at=timezone.now())  # heartbeat
-        ledger_changed(family=connection.family, account_dates=account_dates)
     except ProviderError as exc:
         _note_retry_after(stats, exc)
         stats["requests_made"] = http.requests_made
         budget_add(connection, http.requests_made)
-        ledger_changed(family=connection.family, account_dates=account_dates)
         status = (
             ProviderConnection.Status.REQUIRES_UPDATE
             if exc.requires_update

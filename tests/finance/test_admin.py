@@ -8,9 +8,9 @@ from decimal import Decimal
 import pytest
 from django.test import Client
 
+from finance.ledger.transfer_matching import transfers_match
 from finance.models import RejectedTransfer, Transaction, Transfer
 from finance.services.households import household_permissions_grant
-from finance.services.transfer_matching import transfers_match
 from tests.factories import (
     CategoryFactory,
     MerchantFactory,

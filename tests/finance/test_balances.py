@@ -8,10 +8,10 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from finance.ledger.balances import account_balances_refresh, account_reported_balance_set
 from finance.models import Account, AccountBalance
-from finance.services.balances import account_balances_refresh, account_reported_balance_set
-from finance.services.ledger import ledger_changed
 from tests.conftest import assert_error
+from tests.factories import ledger_derive
 
 
 def post(household, account, date, amount, **extra):
@@ -197,7 +197,7 @@ class TestSeries:
 
         account = alice.account()
         TransactionFactory(account=account, amount=Decimal("-7"), date=dt.date(2024, 5, 1))
-        ledger_changed(family=alice.family, account_dates={account.pk: dt.date(2024, 5, 1)})
+        ledger_derive(alice.family, {account.pk: dt.date(2024, 5, 1)})
         account.refresh_from_db()
         assert account.balance == Decimal("7")
 

@@ -12,9 +12,9 @@ import requests
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from finance.ledger import batch as ledger_batch_module
 from finance.models import ApiKey, Transaction
 from finance.serializers.transactions import BULK_MAX_ITEMS
-from finance.services import transactions_bulk
 from finance.services.api_keys import api_key_create
 from tests.conftest import assert_error
 from tests.factories import (
@@ -161,7 +161,7 @@ class TestBulkCreate:
         assert_error(anon.post(URL, payload, format="json"), 401, "unauthorized")
         assert not Transaction.objects.exists()
 
-    def test_balances_right_after_and_ledger_changed_once(self, alice):
+    def test_balances_right_after_and_derived_once(self, alice):
         checking, savings = alice.account(), alice.account()
         items = [
             item(checking, amount="10", date="2024-05-03"),
@@ -170,7 +170,7 @@ class TestBulkCreate:
             item(savings, amount="x"),
         ]
         with mock.patch.object(
-            transactions_bulk, "ledger_changed", wraps=transactions_bulk.ledger_changed
+            ledger_batch_module, "derive", wraps=ledger_batch_module.derive
         ) as spy:
             assert post(alice, items).status_code == 200
         spy.assert_called_once()
@@ -229,9 +229,9 @@ class TestBulkCreate:
 
     def test_nothing_created_calls_no_ledger_work(self, alice):
         account = alice.account()
-        with mock.patch.object(transactions_bulk, "ledger_changed") as spy:
+        with mock.patch.object(ledger_batch_module, "derive") as spy:
             post(alice, [item(account, amount="bad")])
-        spy.assert_called_once_with(family=alice.family, account_dates={}, created=[])
+        spy.assert_not_called()
         assert account.balances.count() == 0
 
     def test_1000_items_cost_a_constant_number_of_queries(

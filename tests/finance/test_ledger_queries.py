@@ -10,8 +10,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from finance.ledger.transfer_matching import transfers_match
 from finance.models import RejectedTransfer, Transaction, Transfer
-from finance.services.transfer_matching import transfers_match
 from finance.services.transfers import transfer_reject
 from imports.models import Import
 from tests.factories import CategoryFactory, TagFactory, TransactionFactory

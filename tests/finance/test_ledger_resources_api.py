@@ -8,8 +8,8 @@ from decimal import Decimal
 
 import pytest
 
+from finance.ledger.transfer_matching import transfers_match
 from finance.models import Account, Category, Merchant, Tag, Transaction, Transfer
-from finance.services.transfer_matching import transfers_match
 from tests.conftest import assert_error
 from tests.factories import (
     CategoryFactory,
@@ -200,7 +200,7 @@ class TestAccounts:
         url = f"/api/v1/accounts/{account.id}"
         r = alice.client.patch(url, {"account": {"currency": "EUR"}}, format="json")
         assert_error(r, 422, "validation_failed")
-        from finance.services.balances import account_balances_refresh
+        from finance.ledger.balances import account_balances_refresh
 
         account_balances_refresh(account_dates={account.pk: None})
         assert alice.client.get(url).json()["balance"] == "-10.00"

@@ -18,10 +18,10 @@ from django.db.migrations.recorder import MigrationRecorder
 from django.db.models import Sum
 from django.test.utils import CaptureQueriesContext
 
-from finance.db_triggers import triggers_missing
+from finance.ledger.db.fastinsert import fast_insert
+from finance.ledger.db.row_counts import COMPACT_ABOVE, TRIGGERS, row_counts_drop, row_counts_ensure
+from finance.ledger.db.triggers import triggers_missing
 from finance.models import Transaction, TransactionCount
-from finance.row_counts import COMPACT_ABOVE, TRIGGERS, row_counts_drop, row_counts_ensure
-from finance.services.fastinsert import fast_insert
 from tests.factories import AccountFactory, FamilyFactory, TransactionFactory
 
 URL = "/api/v1/transactions"

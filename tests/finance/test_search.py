@@ -8,8 +8,8 @@ import datetime as dt
 import pytest
 from django.db import connection
 
+from finance.ledger.db.search_sqlite import TRIGGERS, search_index_ensure, search_index_ready
 from finance.models import Transaction
-from finance.search_sqlite import TRIGGERS, search_index_ensure, search_index_ready
 from tests.factories import MerchantFactory, TransactionFactory
 
 pytestmark = pytest.mark.django_db
@@ -108,7 +108,7 @@ def test_rows_edited_or_deleted_before_they_were_indexed(alice):
 
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's FTS5 index")
 def test_sqlite_inserts_are_queued_then_indexed_in_one_statement(alice):
-    from finance.search_sqlite import FTS, search_index_catch_up
+    from finance.ledger.db.search_sqlite import FTS, search_index_catch_up
 
     def indexed() -> int:
         with connection.cursor() as cursor:

@@ -17,11 +17,11 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from finance.db_triggers import triggers_missing
+from finance.ledger.db.fastinsert import fast_insert
+from finance.ledger.db.tag_dates import TRIGGERS, tag_dates_drop, tag_dates_ensure
+from finance.ledger.db.triggers import triggers_missing
 from finance.models import Tag, Transaction, TransactionTag
-from finance.services.fastinsert import fast_insert
 from finance.services.households import household_permissions_grant
-from finance.tag_dates import TRIGGERS, tag_dates_drop, tag_dates_ensure
 from tests.factories import TagFactory, TransactionFactory
 
 pytestmark = pytest.mark.django_db

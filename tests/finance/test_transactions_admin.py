@@ -13,8 +13,13 @@ from django.urls import reverse
 
 from finance.models import Transaction, User
 from finance.services.households import household_permissions_grant
-from finance.services.ledger import ledger_changed
-from tests.factories import AccountFactory, CategoryFactory, TagFactory, TransactionFactory
+from tests.factories import (
+    AccountFactory,
+    CategoryFactory,
+    TagFactory,
+    TransactionFactory,
+    ledger_derive,
+)
 
 LIST = reverse("admin:finance_transaction_changelist")
 D = dt.date(2026, 3, 1)
@@ -55,7 +60,7 @@ def ledger(alice):
         ),
     }
     rows["Pizza"].tags.add(trip)
-    ledger_changed(family=alice.family, account_dates={checking.pk: None, card.pk: None})
+    ledger_derive(alice.family, {checking.pk: None, card.pk: None})
     return {"checking": checking, "card": card, "food": food, "trip": trip, **rows}
 
 

@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
+from finance.ledger.transfer_matching import transfers_match
 from finance.models import Account, RejectedTransfer, Transaction, Transfer
-from finance.services.transfer_matching import transfers_match
 from tests.conftest import assert_error
 from tests.factories import TransactionFactory
 

@@ -9,8 +9,8 @@ from decimal import Decimal
 import pytest
 from django.db import connection, transaction
 
+from finance.ledger.transfer_matching import transfers_match
 from finance.models import Transaction, Transfer
-from finance.services.transfer_matching import transfers_match
 from tests.factories import AccountFactory, FamilyFactory, TransactionFactory
 
 PAIRS = 30

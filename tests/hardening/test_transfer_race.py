@@ -126,7 +126,7 @@ def test_matching_racing_with_edits_never_pairs_wrongly(postgres_only, live_serv
 def test_an_edit_committed_between_matchings_read_and_write_is_seen(monkeypatch):
     """The race above, made deterministic: the edit lands after matching read its candidates
     and before it writes the pair. The pair must not be written with a stale leg."""
-    from finance.services import transfer_matching
+    from finance.ledger import transfer_matching
     from tests.factories import FamilyFactory, TransactionFactory
 
     family = FamilyFactory()

@@ -151,9 +151,9 @@ def test_publish_verify_republish_revert(alice, django_capture_on_commit_callbac
         source="api",
         external_id="x1",
     )
-    from finance.services.ledger import ledger_changed
+    from tests.factories import ledger_derive
 
-    ledger_changed(family=alice.family, account_dates={account.pk: None})
+    ledger_derive(alice.family, {account.pk: None})
     before = ledger(account)
     balances_before = balances(account)
     assert balances_before  # the earlier transaction has a daily balance series

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-from decimal import Decimal
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -110,8 +109,7 @@ def test_settler_completes_an_import_whose_data_is_written(alice):
     assert moved == [(str(imp.pk), "importing", "complete")]
     imp.refresh_from_db()
     assert imp.verification["readback"]["status"] == "matched"
-    account.refresh_from_db()
-    assert account.balance == -sum(Decimal(d) for d in range(1, 29))  # 28 expenses
+    # (Balances commit with the rows in publish's one ledger batch: the settler derives none.)
 
 
 @pytest.mark.django_db

@@ -260,7 +260,7 @@ def test_a_failure_inside_the_write_rolls_the_account_back(alice, checking, monk
     def boom(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr("providers.sync.engine._balance_apply", boom)
+    monkeypatch.setattr("finance.ledger.batch.LedgerBatch.reported_balance", boom)
     sync = run_sync(connection)
     assert sync.status == "failed" and "internal error" in sync.error
     assert [t.external_id for t in rows()] == ["t1"]  # t2 was written, then rolled back
@@ -276,15 +276,15 @@ def test_401_during_a_sync_sets_requires_update(alice, checking):
     assert "401" in connection.error
 
 
-def test_ledger_changed_runs_for_touched_accounts_only(alice, checking, monkeypatch):
+def test_ledger_derives_for_touched_accounts_only(alice, checking, monkeypatch):
     checking.add_account("a2", "Savings", "EUR", "10")
     checking.add_transaction("a1", "t1", day(3), -1, "x")
     connection = connect(alice)
     run_sync(connection)
     calls = []
     monkeypatch.setattr(
-        "providers.sync.engine.ledger_changed",
-        lambda *, family, account_dates: calls.append(dict(account_dates)),
+        "finance.ledger.batch.derive",
+        lambda *, family, account_dates, created: calls.append(dict(account_dates)),
     )
     checking.add_transaction("a1", "t2", day(2), -1, "y")
     run_sync(connection)

@@ -28,13 +28,11 @@ def seed(household, ticker: str) -> tuple[Trade, Security]:
     )
     entry = trade_create(
         family=household.family,
-        data={
-            "account_id": account.id,
-            "date": dt.date(2024, 5, 2),
-            "manual_ticker": ticker,
-            "qty": Decimal(3),
-            "price": Decimal(10),
-        },
+        account_id=account.id,
+        date=dt.date(2024, 5, 2),
+        manual_ticker=ticker,
+        qty=Decimal(3),
+        price=Decimal(10),
     )
     return entry.record, Security.objects.get(family=household.family)
 

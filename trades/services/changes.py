@@ -7,13 +7,11 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
-from django.db import transaction
-
-from finance.api.errors import ValidationFailed
-from finance.models import Category
-from finance.services.ledger import merge_account_dates
+from core.errors import ValidationFailed
+from finance.ledger import ledger_batch, merge_account_dates
+from finance.models import Account, Category
 from trades.models import Trade
-from trades.services.holdings import AMOUNT_QUANT
+from trades.services.holdings import AMOUNT_QUANT, holdings_recompute_from_trades
 from trades.services.trades import (
     BUY_QTY_NEGATIVE,
     FEE_EXCEEDS,
@@ -44,9 +42,9 @@ def _cash_after_update(
     return (new_qty * new_price).quantize(AMOUNT_QUANT) + sign * fee
 
 
-@transaction.atomic
-def trade_update(*, trade: Trade, data: dict[str, Any]) -> Trade:
+def trade_update(*, trade: Trade, **fields: Any) -> Trade:
     """Only what is sent changes; a new qty or price recomputes amount and name."""
+    data: dict[str, Any] = dict(fields)
     family = trade.family
     errors: list[str] = []
     category = None
@@ -101,14 +99,32 @@ def trade_update(*, trade: Trade, data: dict[str, Any]) -> Trade:
         trade.name = trade_name(kind, trade.qty, trade.security)
     if data.get("name"):
         trade.name = data["name"]
-    trade.save()
-    merge_account_dates(dates, trade.account_id, trade.date)
-    after_write(trade, dates)
+    with ledger_batch(family=family) as batch:
+        trade.save()
+        merge_account_dates(dates, trade.account_id, trade.date)
+        after_write(batch, trade, dates)
     return trade
 
 
-@transaction.atomic
 def trade_delete(*, trade: Trade) -> None:
-    dates: dict[uuid.UUID, dt.date | None] = {trade.account_id: trade.date}
-    trade.delete()
-    after_write(trade, dates)
+    with ledger_batch(family=trade.family) as batch:
+        dates: dict[uuid.UUID, dt.date | None] = {trade.account_id: trade.date}
+        trade.delete()
+        after_write(batch, trade, dates)
+
+
+def trade_store(*, trade: Trade) -> Trade:
+    """Save a trade edited field by field (the admin's form): the balances and holdings of its
+    account, and of the account it left, follow."""
+    before = Trade.objects.filter(pk=trade.pk).values("account_id", "date").first()
+    dates: dict[uuid.UUID, dt.date | None] = {}
+    if before:
+        merge_account_dates(dates, before["account_id"], before["date"])
+    merge_account_dates(dates, trade.account_id, trade.date)
+    with ledger_batch(family=trade.family) as batch:
+        trade.save()
+        for account in Account.objects.filter(pk__in=list(dates)):
+            holdings_recompute_from_trades(account=account)
+        for account_id, date in dates.items():
+            batch.touch(trade.family_id, account_id, date)
+    return trade

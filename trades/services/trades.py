@@ -12,11 +12,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from django.db import transaction
-
-from finance.api.errors import ValidationFailed
+from core.errors import ValidationFailed
+from finance.ledger import LedgerBatch, ledger_batch
 from finance.models import Account, Category, Family, Transaction, Transfer
-from finance.services.ledger import ledger_changed
 from trades.models import Security, Trade
 from trades.services.holdings import AMOUNT_QUANT, holdings_recompute_from_trades
 from trades.services.securities import (
@@ -230,17 +228,9 @@ def _resolve_security(family: Family, plan: _Plan) -> Security | None:
     return None
 
 
-def _transfer_kind(destination: Account) -> str:
-    if destination.account_type == Account.Type.LOAN:
-        return Transaction.Kind.LOAN_PAYMENT
-    if destination.account_type == Account.Type.CREDIT_CARD:
-        return Transaction.Kind.CC_PAYMENT
-    if destination.account_type in Account.TRADING_TYPES:
-        return Transaction.Kind.INVESTMENT_CONTRIBUTION
-    return Transaction.Kind.FUNDS_MOVEMENT
-
-
-def _cash_create(family: Family, data: dict[str, Any], plan: _Plan) -> Transaction:
+def _cash_create(
+    batch: LedgerBatch, family: Family, data: dict[str, Any], plan: _Plan
+) -> Transaction:
     """A deposit or withdrawal: a Transaction, and with a transfer account a confirmed
     Transfer whose other leg is on that account."""
     account, other = plan.account, plan.transfer_account
@@ -250,7 +240,7 @@ def _cash_create(family: Family, data: dict[str, Any], plan: _Plan) -> Transacti
         name = f"Transfer from {other.name}"
     else:
         name = f"Transfer to {other.name}"
-    txn = Transaction.objects.create(
+    txn = Transaction(
         family=family,
         account=account,
         date=data["date"],
@@ -260,9 +250,10 @@ def _cash_create(family: Family, data: dict[str, Any], plan: _Plan) -> Transacti
         notes=data.get("notes"),
         category=plan.category,
     )
-    dates = {account.pk: txn.date}
+    rows: list[tuple[Transaction, None]] = [(txn, None)]
+    leg = None
     if other is not None:
-        leg = Transaction.objects.create(
+        leg = Transaction(
             family=family,
             account=other,
             date=data["date"],
@@ -273,27 +264,34 @@ def _cash_create(family: Family, data: dict[str, Any], plan: _Plan) -> Transacti
             else f"Transfer from {account.name}",
             category=plan.category,
         )
+        rows.append((leg, None))
+    batch.add(rows)
+    if leg is not None:
         inflow, outflow = (txn, leg) if txn.amount < 0 else (leg, txn)
-        destination = inflow.account
-        Transaction.objects.filter(pk=inflow.pk).update(kind=Transaction.Kind.FUNDS_MOVEMENT)
-        Transaction.objects.filter(pk=outflow.pk).update(kind=_transfer_kind(destination))
         Transfer.objects.create(
             family=family,
             inflow_transaction=inflow,
             outflow_transaction=outflow,
             status=Transfer.Status.CONFIRMED,
         )
-        dates[other.pk] = leg.date
-    ledger_changed(family=family, account_dates=dates)
-    txn.refresh_from_db()
+        batch.pair(inflow, outflow)
     return txn
 
 
-@transaction.atomic
-def trade_create(*, family: Family, data: dict[str, Any]) -> Entry:
+def trade_create(*, family: Family, **fields: Any) -> Entry:
+    """A trade (buy, sell, dividend, ...) or plain cash on an investment account."""
+    data: dict[str, Any] = dict(fields)
     plan = _plan(family, data)  # raises 422 before any write
-    if plan.kind in CASH_KINDS:
-        return Entry(_cash_create(family, data, plan), "Transaction")
+    with ledger_batch(family=family) as batch:
+        if plan.kind in CASH_KINDS:
+            txn = _cash_create(batch, family, data, plan)
+        else:
+            return Entry(_trade_write(batch, family, data, plan), "Trade")
+    txn.refresh_from_db()
+    return Entry(txn, "Transaction")
+
+
+def _trade_write(batch: LedgerBatch, family: Family, data: dict[str, Any], plan: _Plan) -> Trade:
     security = _resolve_security(family, plan)
     trade = Trade.objects.create(
         family=family,
@@ -310,10 +308,12 @@ def trade_create(*, family: Family, data: dict[str, Any]) -> Entry:
         investment_activity_label=plan.label,
         category=plan.category,
     )
-    after_write(trade, {trade.account_id: trade.date})
-    return Entry(trade, "Trade")
+    after_write(batch, trade, {trade.account_id: trade.date})
+    return trade
 
 
-def after_write(trade: Trade, dates: dict[uuid.UUID, dt.date | None]) -> None:
+def after_write(batch: LedgerBatch, trade: Trade, dates: dict[uuid.UUID, dt.date | None]) -> None:
+    """A trade's cash moves its account's balance, its quantity the holdings."""
     holdings_recompute_from_trades(account=trade.account)
-    ledger_changed(family=trade.family, account_dates=dates)
+    for account_id, date in dates.items():
+        batch.touch(trade.family_id, account_id, date)

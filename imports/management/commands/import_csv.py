@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from finance.api.errors import ApiError
+from core.errors import ApplicationError
 from finance.models import Account
 from imports.services.config import CONFIG_KEYS
 from imports.services.parse import import_create
@@ -74,7 +74,7 @@ class Command(BaseCommand):
                     configuration=config,
                     on_progress=parse_bar,
                 )
-        except ApiError as exc:
+        except ApplicationError as exc:
             raise CommandError("; ".join(exc.errors or [exc.message])) from None
         parse_seconds = parse_bar.finish()
         stats = imp.stats

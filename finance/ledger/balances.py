@@ -28,8 +28,8 @@ from django.db import connection, transaction
 from django.db.models import Max, Min, Q, Sum
 from django.utils import timezone
 
+from finance.ledger.db.fastinsert import fast_insert
 from finance.models import Account, AccountBalance, Transaction
-from finance.services.fastinsert import fast_insert
 
 ZERO = Decimal(0)
 _ONE_DAY = dt.timedelta(days=1)
@@ -92,7 +92,7 @@ def _days(start: dt.date, end: dt.date):
 def _write(account: Account, start: dt.date, values: dict[dt.date, Decimal]) -> None:
     AccountBalance.objects.filter(account=account, date__gte=start).delete()
     # A series is hundreds to thousands of days: COPY / executemany, not the ORM's per-object
-    # preparation (a bulk create of 1,000 transactions rewrites ~3,500 of them).
+    # preparation (a bulk create rewrites several days per new row).
     fast_insert(
         AccountBalance,
         ("account", "date", "balance", "currency"),

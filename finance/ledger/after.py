@@ -1,4 +1,5 @@
-"""What runs after any write to the ledger: balances, then transfer matching, once per account."""
+"""What a ledger batch derives when it closes, inside its database transaction: the search
+index's queue, then balances, then transfer matching, once per household and account."""
 
 from __future__ import annotations
 
@@ -9,23 +10,24 @@ from decimal import Decimal
 
 from django.db import connection
 
+from finance.ledger.balances import ZERO, account_balances_refresh
+from finance.ledger.db.search_sqlite import search_index_refresh
+from finance.ledger.transfer_matching import transfers_match
 from finance.models import Family, Transaction
-from finance.search_sqlite import search_index_refresh
-from finance.services.balances import ZERO, account_balances_refresh
 
 
-def ledger_changed(
+def derive(
     *,
     family: Family,
     account_dates: Mapping[uuid.UUID, dt.date | None],
     created: Sequence[Transaction] | None = None,
 ) -> int:
-    """Call once per request (or sync, or import) with the earliest changed date per account.
-    Returns how many transfers were suggested.
+    """Bring everything derived from these accounts' rows up to date, from the earliest changed
+    date per account on (None: from the first day). Returns how many transfers were suggested.
 
-    `created`: the whole change was the creation of these transactions (a create or a bulk
-    create, their account loaded): balances then move by the new flows in place and transfer
-    matching only looks for the new rows' counterparts."""
+    `created`: the whole change was the creation of these transactions (their account loaded):
+    balances then move by the new flows in place, and transfer matching only looks for the new
+    rows' counterparts."""
     if not account_dates:
         return 0
     search_index_refresh(connection)
@@ -37,8 +39,6 @@ def ledger_changed(
                 days = added.setdefault(txn.account_id, {})
                 days[txn.date] = days.get(txn.date, ZERO) + txn.amount
     account_balances_refresh(account_dates=account_dates, added=added)
-    from finance.services.transfer_matching import transfers_match
-
     return transfers_match(
         family=family, account_ids=list(account_dates), since=account_dates, new=created
     )

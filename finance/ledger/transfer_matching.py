@@ -1,5 +1,5 @@
 """Transfer matching: pairing a household's transactions as money moving between its own
-accounts, after every ledger write (`ledger_changed`).
+accounts, when a ledger batch closes (finance/ledger/batch.py).
 
 Rules (issue 3): opposite amounts in the same currency, different accounts, dates at most 4
 days apart, neither leg already in a transfer, and the pair never rejected. A match is a
@@ -23,15 +23,15 @@ from typing import NamedTuple
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Min, Q, QuerySet
 
-from finance.models import Family, RejectedTransfer, Transaction, Transfer
-from finance.services.transfers import (
+from finance.ledger.pairs import (
     MAX_DAYS_APART,
     legs_kinds_set,
     legs_lock,
+    legs_reset,
     outflow_kind,
-    transfer_legs_reset,
     unpaired,
 )
+from finance.models import Family, RejectedTransfer, Transaction, Transfer
 
 MATCH_WINDOW_DAYS = 62  # touched legs read per pass: bounds memory on huge imports
 _CHUNK = 500
@@ -274,10 +274,8 @@ def _stale_suggestions_drop(
             stale.append(transfer)
     if stale:
         Transfer.objects.filter(pk__in=[t.pk for t in stale]).delete()
-        transfer_legs_reset(
-            transaction_ids=[
-                pk for t in stale for pk in (t.inflow_transaction_id, t.outflow_transaction_id)
-            ]
+        legs_reset(
+            [pk for t in stale for pk in (t.inflow_transaction_id, t.outflow_transaction_id)]
         )
 
 

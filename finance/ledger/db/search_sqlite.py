@@ -5,8 +5,9 @@ of the household's whole ledger (LIKE '%x%'). Here an FTS5 table with the `trigr
 answers searches of three characters or more. Triggers on `finance_transaction` queue each new
 row in a map table (which also gives it a stable FTS rowid: SQLite's own rowid of a table with
 a UUID key may change on VACUUM) and apply edits and deletes of indexed rows at once; queued
-rows are indexed in one set-based statement by `search_index_catch_up`, which runs after every
-ledger change (`ledger_changed`) and before every search, so a search never misses a row.
+rows are indexed in one set-based statement by `search_index_catch_up`, which runs when every
+ledger batch closes (finance/ledger/batch.py) and before every search, so a search never
+misses a row.
 
 Django rebuilds a SQLite table when a migration alters it, which drops its triggers, so
 `search_index_ensure` runs after every `migrate`: it recreates missing triggers and then
@@ -43,8 +44,8 @@ SCHEMA = [
     f"INSERT OR IGNORE INTO {STATE} (id, indexed_upto) VALUES (1, 0)",
 ]
 # An insert only queues the row (FTS5 flushes its buffer at every statement, so indexing row
-# by row from a trigger costs ~7x a set-based insert); edits and deletes of indexed rows are
-# applied at once.
+# by row from a trigger costs several times a set-based insert); edits and deletes of
+# indexed rows are applied at once.
 TRIGGER_SQL = [
     f"""CREATE TRIGGER IF NOT EXISTS {TRIGGERS[0]} AFTER INSERT ON {TABLE} BEGIN
         INSERT INTO {MAP} (txn_id) VALUES (new.id);

@@ -1,6 +1,6 @@
 """Batched inserts without the ORM's per-value overhead: COPY on PostgreSQL, executemany on
-SQLite (bulk_create spends ~10 µs per value preparing it; at a million rows that is most of an
-import). Values are adapted once per field type with the backend's own adapters; every column
+SQLite (bulk_create's per-value preparation is most of a million-row import's cost). Values
+are adapted once per field type with the backend's own adapters; every column
 the caller does not give gets the field's default (auto_now fields: now), so a new column with
 a default needs no change here."""
 
@@ -12,6 +12,10 @@ from typing import Any
 
 from django.db import connection, models
 from django.utils import timezone
+
+# Up to this many rows take plain INSERT statements: COPY and a staging table cost more than
+# they save for a handful.
+SMALL = 32
 
 
 def _adapter(field: models.Field) -> Callable[[Any], Any] | None:
@@ -87,8 +91,8 @@ def fast_insert(
     # Table and column names come from the model's meta, never from input.
     names_sql = ", ".join(qn(c) for c in columns)
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            # COPY: the database's own bulk path, ~3x an executemany pipeline here.
+        if connection.vendor == "postgresql" and len(params) > SMALL:
+            # COPY: the database's own bulk path, faster than an executemany pipeline.
             with cursor.cursor.copy(f"COPY {table} ({names_sql}) FROM STDIN") as copy:
                 for values in params:
                     copy.write_row(values)
@@ -120,6 +124,16 @@ def fast_insert_new(
     names_sql = ", ".join(qn(c) for c in columns)
     keys = {values[0]: row[0] for values, row in zip(params, rows, strict=True)}
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql" and len(params) <= SMALL:
+            # A few rows (a single create): one plain statement, no staging table.
+            row_sql = "(" + ", ".join(["%s"] * len(columns)) + ")"
+            cursor.execute(
+                f"INSERT INTO {table} ({names_sql}) VALUES "  # noqa: S608
+                + ", ".join([row_sql] * len(params))
+                + f" ON CONFLICT DO NOTHING RETURNING {qn(meta.pk.column)}",
+                [value for values in params for value in values],
+            )
+            return {keys[row[0]] for row in cursor.fetchall()}
         if connection.vendor == "postgresql":
             staging = qn(f"_new_{meta.db_table}")
             cursor.execute(

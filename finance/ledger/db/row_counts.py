@@ -1,8 +1,8 @@
 """How many transactions each account holds, by sign, kept by database triggers.
 
 `total_count` stays exact (docs/decisions.md), and for the list's broad filters an exact
-`COUNT(*)` reads every match: at a million rows, ~30 ms unfiltered and ~90 ms for
-`type=expense` (800k index entries), while the page itself is ~1-5 ms. A list whose only
+`COUNT(*)` reads every match, many times the cost of the page itself at a million rows
+(bench/README.md). A list whose only
 filters are accounts and `type` (income: amount < 0, expense: amount >= 0) sums these counters
 instead (`TransactionRows`), a handful of rows whatever the ledger's size.
 
@@ -28,11 +28,12 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Iterable
-from typing import Protocol
 
 from django.db import DatabaseError, connection, connections, transaction
 
-from finance.db_triggers import present_sql, triggers_missing
+from finance.ledger.db.triggers import present_sql, triggers_missing
+from finance.models import Transaction
+from finance.models.ledger import Counted
 
 logger = logging.getLogger("finance")
 
@@ -134,10 +135,6 @@ def row_counts_drop(*, using: str = "default") -> None:
                 cursor.execute(f"DROP FUNCTION IF EXISTS {name}()")
 
 
-class Counted(Protocol):
-    def count(self) -> int: ...
-
-
 class TransactionRows:
     """An exact row count of a household's ledger from its counters, for `counted_by`.
 
@@ -162,7 +159,6 @@ class TransactionRows:
             return self.fallback.count()
         if self.accounts is not None and not self.accounts:
             return 0
-        from finance.models import Transaction
 
         def key(value: uuid.UUID) -> object:  # the database's form of a UUID, either backend
             return Transaction._meta.pk.get_db_prep_value(value, connection)

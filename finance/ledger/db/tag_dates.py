@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from django.db import connections, transaction
 
-from finance.db_triggers import triggers_missing
+from finance.ledger.db.triggers import triggers_missing
 
 TABLE = "finance_transaction"
 LINKS = "finance_transaction_tags"

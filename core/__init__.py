@@ -1,0 +1,1 @@
+"""Pieces every app shares that know nothing of HTTP: application errors, task enqueueing."""

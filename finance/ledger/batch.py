@@ -1,0 +1,261 @@
+"""The one way into the ledger: a batch of writes whose close derives everything else.
+
+    with ledger_batch(family=family) as batch:
+        batch.add([(txn, tags)])
+        batch.update(txn, fields=["amount", "date"])
+
+`ledger_batch` opens (or joins) a database transaction; every operation writes its rows and
+records which accounts changed from which day; the batch's close derives balances, transfer
+pairs and the SQLite search queue once, inside the same transaction (row counters and tag dates
+are kept by triggers as the rows are written). So rows never exist without their balances, and
+one row or a million take the same road: a small write takes plain statements, a large one
+COPY / executemany (finance/ledger/db/)."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from decimal import Decimal
+from typing import Any
+
+from django.db import models, transaction
+from django.db.models import Min, QuerySet
+from django.utils import timezone
+
+from finance.ledger.after import derive, merge_account_dates
+from finance.ledger.db.fastinsert import fast_insert
+from finance.ledger.pairs import legs_kinds_set, legs_reset, legs_unpair
+from finance.ledger.rows import rows_insert, rows_write
+from finance.models import Account, Category, Family, Merchant, Tag, Transaction
+
+# Fields whose change moves an account's balance (the others are labels).
+DELETE_BATCH = 5000
+FLOW_FIELDS = frozenset({"account", "account_id", "date", "amount", "excluded", "currency"})
+
+
+class LedgerBatch:
+    """Writes of one unit of work. Use `ledger_batch()`, which closes it."""
+
+    def __init__(self) -> None:
+        self._families: dict[uuid.UUID, Family] = {}
+        self._dates: dict[uuid.UUID, dict[uuid.UUID, dt.date | None]] = {}
+        # Per household: the rows created, while creation is all that happened to it.
+        self._created: dict[uuid.UUID, list[Transaction] | None] = {}
+        self.paired = 0
+        self.closed = False
+
+    # -- bookkeeping ----------------------------------------------------------------------
+    def _family(self, family: Family | uuid.UUID) -> uuid.UUID:
+        if isinstance(family, Family):
+            self._families.setdefault(family.pk, family)
+            return family.pk
+        return family
+
+    def touch(
+        self, family: Family | uuid.UUID, account_id: uuid.UUID, date: dt.date | None = None
+    ) -> None:
+        """The flows of `account_id` changed from `date` on (None: from its first day): trades,
+        an account's type or currency, anything that moves a balance without a row here."""
+        key = self._family(family)
+        merge_account_dates(self._dates.setdefault(key, {}), account_id, date)
+        self._created[key] = None
+
+    def _touch_rows(self, queryset: QuerySet[Transaction]) -> None:
+        """Record the earliest date per account of the rows a statement is about to change."""
+        for family_id, account_id, first in (
+            queryset.order_by()
+            .values("family_id", "account_id")
+            .annotate(first=Min("date"))
+            .values_list("family_id", "account_id", "first")
+        ):
+            self.touch(family_id, account_id, first)
+
+    def forget_account(self, account_id: uuid.UUID) -> None:
+        """The account is being deleted: nothing to derive for it."""
+        for dates in self._dates.values():
+            dates.pop(account_id, None)
+
+    # -- rows -------------------------------------------------------------------------------
+    def add(
+        self, rows: Sequence[tuple[Transaction, list[Tag] | None]]
+    ) -> list[tuple[Transaction, bool]]:
+        """Insert built rows (with their tags), idempotent by (account, source, external_id):
+        returns (row, created) for each, the stored row when its key existed."""
+        results = rows_insert(rows)
+        for txn, created in results:
+            if not created:
+                continue
+            key = self._family(txn.family_id)
+            created_rows = self._created.get(key, [])
+            merge_account_dates(self._dates.setdefault(key, {}), txn.account_id, txn.date)
+            if created_rows is not None:
+                created_rows.append(txn)
+                self._created[key] = created_rows
+        return results
+
+    def write(self, txns: list[Transaction]) -> None:
+        """Insert built rows whose keys the caller has checked are new (a sync)."""
+        rows_write(txns)
+        for txn in txns:
+            self.touch(txn.family_id, txn.account_id, txn.date)
+
+    def write_values(
+        self,
+        names: Sequence[str],
+        rows: list[tuple],
+        *,
+        tag_links: Iterable[tuple[uuid.UUID, uuid.UUID]] = (),
+    ) -> None:
+        """Insert rows given as tuples in the order of `names` (field names, `id`, `family`,
+        `account` and `date` among them), and (transaction id, tag id) links: an import's
+        publish, a restore."""
+        fast_insert(Transaction, names, rows)
+        links = list(tag_links)
+        if links:
+            fast_insert(Transaction.tags.through, ("transaction", "tag"), links)
+        family_at, account_at, date_at = (names.index(n) for n in ("family", "account", "date"))
+        firsts: dict[tuple[uuid.UUID, uuid.UUID], dt.date] = {}
+        for row in rows:
+            key = (row[family_at], row[account_at])
+            if key not in firsts or row[date_at] < firsts[key]:
+                firsts[key] = row[date_at]
+        for (family_id, account_id), first in firsts.items():
+            self.touch(family_id, account_id, first)
+
+    def update(
+        self,
+        txn: Transaction,
+        *,
+        fields: Sequence[str] | None = None,
+        was: tuple[uuid.UUID, dt.date] | None = None,
+    ) -> None:
+        """Save an edited row (`fields`: only these columns). `was`: its (account id, date)
+        before the edit, when a flow may have moved; read from the database when not given."""
+        moves = fields is None or bool(FLOW_FIELDS & set(fields))
+        if moves:
+            if was is None:
+                was = Transaction.objects.filter(pk=txn.pk).values_list("account_id", "date").get()
+            self.touch(txn.family_id, was[0], was[1])
+            self.touch(txn.family_id, txn.account_id, txn.date)
+        if fields is None:
+            txn.save()
+        else:
+            txn.save(update_fields=list({*fields, "updated_at"}))
+
+    def set_tags(self, txn: Transaction, tags: Iterable[Tag]) -> None:
+        txn.tags.set(list(tags))
+
+    def update_rows(self, queryset: QuerySet[Transaction], **values: Any) -> int:
+        """One UPDATE over many rows (categorise, exclude, detach a deleted category)."""
+        if FLOW_FIELDS & set(values):
+            self._touch_rows(queryset)
+        return Transaction.objects.filter(pk__in=queryset.values("pk")).update(
+            **values, updated_at=timezone.now()
+        )
+
+    def exclude(self, queryset: QuerySet[Transaction], *, excluded: bool) -> int:
+        """Exclude rows from balances and reports (or include them again)."""
+        return self.update_rows(queryset.exclude(excluded=excluded), excluded=excluded)
+
+    def tag(self, queryset: QuerySet[Transaction], tag: Tag) -> int:
+        """Add the tag to every row that lacks it; returns how many gained it."""
+        through = Transaction.tags.through
+        ids = list(queryset.values_list("pk", flat=True))
+        already = set(
+            through.objects.filter(tag=tag, transaction_id__in=ids).values_list(
+                "transaction_id", flat=True
+            )
+        )
+        links = [through(transaction_id=pk, tag=tag) for pk in ids if pk not in already]
+        through.objects.bulk_create(links, batch_size=1000)
+        Transaction.objects.filter(pk__in=[link.transaction_id for link in links]).update(
+            updated_at=timezone.now()
+        )
+        return len(links)
+
+    def delete_record(self, record: models.Model) -> None:
+        """Delete a record that ledger rows point at (an account with its rows and balances,
+        a category, merchant or tag detached from its rows): the cascade is ledger work."""
+        if isinstance(record, Account):
+            self.delete(Transaction.objects.filter(account=record))
+            self.forget_account(record.pk)
+        elif isinstance(record, Category):
+            self.update_rows(Transaction.objects.filter(category=record), category=None)
+        elif isinstance(record, Merchant):
+            self.update_rows(Transaction.objects.filter(merchant=record), merchant=None)
+        elif isinstance(record, Tag):
+            Transaction.tags.through.objects.filter(tag=record).delete()
+        with transaction.atomic():
+            record.delete()
+
+    def delete(self, queryset: QuerySet[Transaction]) -> int:
+        """Delete rows (their tag links and transfers go with them)."""
+        self._touch_rows(queryset)
+        label = Transaction._meta.label
+        total = 0
+        while True:
+            ids = list(queryset.order_by().values_list("pk", flat=True)[:DELETE_BATCH])
+            if not ids:
+                return total
+            _, per_model = Transaction.objects.filter(pk__in=ids).delete()
+            total += per_model.get(label, 0)
+            if len(ids) < DELETE_BATCH:
+                return total
+
+    # -- pairs ------------------------------------------------------------------------------
+    def pair(self, inflow: Transaction, outflow: Transaction) -> None:
+        """The legs of a confirmed transfer take the kinds it gives them."""
+        legs_kinds_set(inflow.pk, outflow.pk, inflow.account.account_type)
+
+    def unpair(self, transaction_ids: Iterable[uuid.UUID]) -> None:
+        """The household said these legs are not a transfer: standard again."""
+        legs_unpair(transaction_ids)
+
+    def legs_reset(self, transaction_ids: Iterable[uuid.UUID]) -> None:
+        """These legs lost their transfer (the other leg went): plain again."""
+        legs_reset(transaction_ids)
+
+    # -- balances ---------------------------------------------------------------------------
+    def reported_balance(
+        self, account: Account, amount: Decimal, at: dt.datetime | None = None
+    ) -> bool:
+        """A provider (or a statement) reported the account's balance: it anchors the series.
+        Returns whether it changed."""
+        at = at or timezone.now()
+        if account.reported_balance == amount and account.reported_balance_at is not None:
+            return False
+        Account.objects.filter(pk=account.pk).update(
+            reported_balance=amount, reported_balance_at=at, updated_at=timezone.now()
+        )
+        account.reported_balance, account.reported_balance_at = amount, at
+        self.touch(account.family_id, account.pk, None)
+        return True
+
+    # -- close ------------------------------------------------------------------------------
+    def close(self) -> int:
+        """Derive everything the batch's writes changed; returns transfers suggested."""
+        self.closed = True
+        missing = [pk for pk in self._dates if pk not in self._families]
+        if missing:
+            self._families.update((f.pk, f) for f in Family.objects.filter(pk__in=missing))
+        for family_id, dates in self._dates.items():
+            family = self._families.get(family_id)
+            if family is None or not dates:
+                continue
+            created = self._created.get(family_id)
+            self.paired += derive(family=family, account_dates=dates, created=created)
+        return self.paired
+
+
+@contextlib.contextmanager
+def ledger_batch(*, family: Family | None = None) -> Iterator[LedgerBatch]:
+    """Open a batch inside a database transaction (joined when one is open); its close runs in
+    that same transaction, so a failure anywhere leaves no row and no derived value."""
+    with transaction.atomic():
+        batch = LedgerBatch()
+        if family is not None:
+            batch._family(family)
+        yield batch
+        batch.close()

@@ -1,0 +1,58 @@
+"""Transfer legs: which transactions are paired, and the kinds pairing gives them.
+
+A transfer's legs are ledger rows; their `kind` follows from the pair, so setting and resetting
+it is ledger work (the batch calls these), while choosing, confirming and rejecting a pair is
+the household's business (finance/services/transfers.py)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+
+from django.db.models import QuerySet
+
+from finance.models import Account, Transaction
+
+MAX_DAYS_APART = 4
+
+
+def outflow_kind(destination_type: str) -> str:
+    """The outflow leg's kind follows where the money goes (the inflow's account type)."""
+    if destination_type == Account.Type.LOAN:
+        return Transaction.Kind.LOAN_PAYMENT
+    if destination_type == Account.Type.CREDIT_CARD:
+        return Transaction.Kind.CC_PAYMENT
+    if destination_type in Account.TRADING_TYPES:
+        return Transaction.Kind.INVESTMENT_CONTRIBUTION
+    return Transaction.Kind.FUNDS_MOVEMENT
+
+
+def unpaired(qs: QuerySet[Transaction]) -> QuerySet[Transaction]:
+    return qs.filter(transfer_as_inflow__isnull=True, transfer_as_outflow__isnull=True)
+
+
+def legs_kinds_set(inflow_id: uuid.UUID, outflow_id: uuid.UUID, destination_type: str) -> None:
+    Transaction.objects.filter(pk=inflow_id).update(kind=Transaction.Kind.FUNDS_MOVEMENT)
+    Transaction.objects.filter(pk=outflow_id).update(kind=outflow_kind(destination_type))
+
+
+def legs_lock(*txn_ids: uuid.UUID, skip_locked: bool = False) -> list[uuid.UUID]:
+    """Lock transactions in a fixed order (concurrent pairings queue instead of deadlocking)."""
+    return list(
+        Transaction.objects.select_for_update(skip_locked=skip_locked, no_key=True)
+        .filter(pk__in=txn_ids)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+
+
+def legs_reset(transaction_ids: Iterable[uuid.UUID]) -> None:
+    """Legs that lost their transfer are plain again (a one-time kind is the user's own)."""
+    Transaction.objects.filter(pk__in=list(transaction_ids)).exclude(
+        kind=Transaction.Kind.ONE_TIME
+    ).update(kind=Transaction.Kind.STANDARD)
+
+
+def legs_unpair(transaction_ids: Iterable[uuid.UUID]) -> None:
+    """A rejected pair: both legs standard again."""
+    Transaction.objects.filter(pk__in=list(transaction_ids)).update(kind=Transaction.Kind.STANDARD)
