@@ -67,7 +67,7 @@ class QueryFilters:
             value = Decimal(raw)
         except InvalidOperation:
             value = None
-        if value is None or not value.is_finite() or abs(value) >= Decimal("1e15"):
+        if value is None or not value.is_finite() or value.copy_abs() >= Decimal("1e15"):
             self.errors.append(f"{name}: {raw!r} is not a number")
             return None
         return value

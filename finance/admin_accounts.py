@@ -69,4 +69,24 @@ class AccountAdmin(HouseholdAdmin):
             account_delete(account=account, cascade=True)
 
 
-ACCOUNT_FIELDS = ("name", "account_type", "status", "currency", "institution_name")
+ACCOUNT_FIELDS = {
+    "name": "name",
+    "account_type": "account_type",
+    "status": "status",
+    "currency": "currency",
+    "institution_name": "institution_name",
+    "opening_balance": "balance",
+    "opening_balance_date": "balance_date",
+}
+
+
+def _service_fields(form: Any, names: Any) -> dict[str, Any]:
+    """The account services' keyword arguments for the form fields named."""
+    out = {
+        ACCOUNT_FIELDS[n]: form.cleaned_data.get(n)
+        for n in names
+        if n in ACCOUNT_FIELDS and n in form.cleaned_data
+    }
+    if out.get("balance_date") is None:
+        out.pop("balance_date", None)
+    return out

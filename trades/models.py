@@ -11,10 +11,12 @@ import uuid
 from django.db import models
 from django.db.models import Q
 
+from core.bounds import validate_amount, validate_date
 from finance.models import Account, Category, Family
-from finance.models.ledger import AMOUNT
+from finance.models.ledger import AMOUNT, BALANCE
 
 QTY = {"max_digits": 24, "decimal_places": 8}
+HOLDING_QTY = {"max_digits": 38, "decimal_places": 8}  # a sum of any number of trades' qty
 
 INVESTMENT_ACTIVITY_LABELS = (
     "Buy",
@@ -86,10 +88,10 @@ class Trade(models.Model):
         Security, null=True, blank=True, on_delete=models.RESTRICT, related_name="trades"
     )
     kind = models.CharField(max_length=16, choices=Kind.choices)
-    date = models.DateField()
+    date = models.DateField(validators=[validate_date])
     qty = models.DecimalField(**QTY, default=0)
     price = models.DecimalField(**QTY, default=0)
-    amount = models.DecimalField(**AMOUNT)
+    amount = models.DecimalField(**AMOUNT, validators=[validate_amount])
     currency = models.CharField(max_length=3)
     name = models.CharField(max_length=255)
     notes = models.TextField(null=True, blank=True)
@@ -125,11 +127,11 @@ class Holding(models.Model):
     family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="holdings")
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="holdings")
     security = models.ForeignKey(Security, on_delete=models.RESTRICT, related_name="holdings")
-    qty = models.DecimalField(**QTY)
+    qty = models.DecimalField(**HOLDING_QTY)
     # Total cost of the position in `currency` (average-cost method for derived holdings).
-    cost_basis = models.DecimalField(**AMOUNT, null=True, blank=True)
+    cost_basis = models.DecimalField(**BALANCE, null=True, blank=True)
     price = models.DecimalField(**QTY, null=True, blank=True)
-    market_value = models.DecimalField(**AMOUNT, null=True, blank=True)
+    market_value = models.DecimalField(**BALANCE, null=True, blank=True)
     currency = models.CharField(max_length=3)
     date = models.DateField(help_text="As of this day.")
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.TRADES)

@@ -7,6 +7,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from core.bounds import MAX_QUANTITY
 from finance.currencies import minor_units
 from finance.money import format_amount
 from finance.serializers.fields import (
@@ -42,8 +43,8 @@ class TradeCreateFieldsSerializer(serializers.Serializer):
     account_id = serializers.UUIDField()
     date = StrictDateField()
     type = serializers.ChoiceField(choices=TYPES, required=False)
-    qty = AmountField(decimal_places=QTY_PLACES, required=False)
-    price = AmountField(decimal_places=QTY_PLACES, required=False)
+    qty = AmountField(decimal_places=QTY_PLACES, limit=MAX_QUANTITY, required=False)
+    price = AmountField(decimal_places=QTY_PLACES, limit=MAX_QUANTITY, required=False)
     amount = AmountField(required=False)
     security_id = serializers.UUIDField(required=False, allow_null=True)
     ticker = serializers.CharField(max_length=64, required=False, allow_blank=True)
@@ -70,8 +71,8 @@ class TradeCreateRequestSerializer(serializers.Serializer):
 
 class TradeUpdateFieldsSerializer(serializers.Serializer):
     date = StrictDateField(required=False)
-    qty = AmountField(decimal_places=QTY_PLACES, required=False)
-    price = AmountField(decimal_places=QTY_PLACES, required=False)
+    qty = AmountField(decimal_places=QTY_PLACES, limit=MAX_QUANTITY, required=False)
+    price = AmountField(decimal_places=QTY_PLACES, limit=MAX_QUANTITY, required=False)
     name = serializers.CharField(max_length=255, required=False, allow_blank=False)
     notes = serializers.CharField(required=False, allow_null=True, allow_blank=True)
     currency = CurrencyField(required=False)

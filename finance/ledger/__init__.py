@@ -8,6 +8,7 @@ Nothing outside this package writes `Transaction` rows or runs that derivation
 from finance.ledger.after import merge_account_dates
 from finance.ledger.balances import account_balance_series, trade_model
 from finance.ledger.batch import LedgerBatch, ledger_batch
+from finance.ledger.check import ledger_check
 from finance.ledger.db.fastinsert import fast_insert
 from finance.ledger.db.row_counts import TransactionRows, row_counts_tidy
 from finance.ledger.db.search_sqlite import MATCH_SQL as SQLITE_MATCH_SQL
@@ -23,6 +24,7 @@ __all__ = [
     "account_balance_series",
     "fast_insert",
     "ledger_batch",
+    "ledger_check",
     "legs_lock",
     "merge_account_dates",
     "outflow_kind",

@@ -9,6 +9,7 @@ from typing import Protocol
 from django.db import models
 from django.db.models import Q
 
+from core.bounds import validate_amount, validate_date
 from finance.models.household import Family
 
 
@@ -19,6 +20,8 @@ class Counted(Protocol):
 
 
 AMOUNT = {"max_digits": 19, "decimal_places": 4}
+# Balances and sums of any number of rows (each below 10^13: core/bounds.py) fit this.
+BALANCE = {"max_digits": 38, "decimal_places": 4}
 
 
 class Account(models.Model):
@@ -48,9 +51,13 @@ class Account(models.Model):
     account_type = models.CharField(max_length=32, choices=Type.choices, default=Type.DEPOSITORY)
     status = models.CharField(max_length=32, choices=Status.choices, default=Status.ACTIVE)
     currency = models.CharField(max_length=3)
-    balance = models.DecimalField(**AMOUNT, default=0)
+    balance = models.DecimalField(**BALANCE, default=0)
     # What a bank-data provider last reported; when set it anchors the balance series.
-    reported_balance = models.DecimalField(**AMOUNT, null=True, blank=True)
+    reported_balance = models.DecimalField(**BALANCE, null=True, blank=True)
+    # A manual account's balance as of a day, given by the household: the series is derived
+    # from it (flows after the day move it; flows on or before it are part of it).
+    opening_balance = models.DecimalField(**BALANCE, null=True, blank=True)
+    opening_balance_date = models.DateField(null=True, blank=True)
     reported_balance_at = models.DateTimeField(null=True, blank=True)
     institution_name = models.CharField(max_length=255, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -73,7 +80,7 @@ class AccountBalance(models.Model):
 
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="balances")
     date = models.DateField()
-    balance = models.DecimalField(**AMOUNT)
+    balance = models.DecimalField(**BALANCE)
     currency = models.CharField(max_length=3)
 
     class Meta:
@@ -206,8 +213,8 @@ class Transaction(models.Model):
     # Denormalised from the account so that every list query filters one indexed column.
     family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="transactions")
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="transactions")
-    date = models.DateField()
-    amount = models.DecimalField(**AMOUNT)
+    date = models.DateField(validators=[validate_date])
+    amount = models.DecimalField(**AMOUNT, validators=[validate_amount])
     currency = models.CharField(max_length=3)
     name = models.CharField(max_length=255)
     notes = models.TextField(null=True, blank=True)

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 from rest_framework import serializers
 
+from core.bounds import date_problem
 from finance.currencies import is_currency
 from finance.serializers.fields import AmountField, parse_strict_date
 
@@ -37,13 +39,16 @@ def _uuid(value: Any) -> uuid.UUID:
 
 def _date(value: Any) -> Any:
     try:
-        return parse_strict_date(value)
+        day = parse_strict_date(value)
     except ValueError:
         raise _Unsure from None
+    if date_problem(day):
+        raise _Unsure
+    return day
 
 
 def _amount(value: Any) -> Any:
-    if type(value) not in (str, int):
+    if type(value) not in (str, int, Decimal):
         raise _Unsure
     try:
         return _AMOUNT.to_internal_value(value)

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.bounds import MAX_AMOUNT, amount_problem, date_problem, to_decimal
 from core.formats import parse_strict_date
 from finance.currencies import is_currency
-
-MAX_AMOUNT = Decimal("999999999999999.9999")
 
 
 def iso_utc(value: dt.datetime | None) -> str | None:
@@ -24,11 +23,19 @@ def iso_utc(value: dt.datetime | None) -> str | None:
 
 @extend_schema_field(OpenApiTypes.DATE)
 class StrictDateField(serializers.Field):
+    def __init__(self, *, bounded: bool = True, **kwargs: Any) -> None:
+        self.bounded = bounded
+        super().__init__(**kwargs)
+
     def to_internal_value(self, data: Any) -> dt.date:
         try:
-            return parse_strict_date(data)
+            value = parse_strict_date(data)
         except ValueError as exc:
             raise serializers.ValidationError(str(exc)) from None
+        problem = date_problem(value) if self.bounded else None
+        if problem:
+            raise serializers.ValidationError(problem)
+        return value
 
     def to_representation(self, value: dt.date) -> str:
         return value.isoformat()
@@ -59,22 +66,26 @@ class AmountField(serializers.Field):
 
     default_error_messages = {"invalid": "must be a number"}
 
-    def __init__(self, *, decimal_places: int = 4, positive: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        decimal_places: int = 4,
+        positive: bool = False,
+        limit: Decimal = MAX_AMOUNT,
+        **kwargs: Any,
+    ) -> None:
         self.decimal_places = decimal_places
         self.positive = positive
+        self.limit = limit
         super().__init__(**kwargs)
 
     def to_internal_value(self, data: Any) -> Decimal:
-        if isinstance(data, bool) or not isinstance(data, (int, float, Decimal, str)):
+        value = to_decimal(data)
+        if value is None:
             self.fail("invalid")
-        try:
-            value = Decimal(str(data).strip())
-        except (InvalidOperation, ValueError):
-            self.fail("invalid")
-        if not value.is_finite():
-            self.fail("invalid")
-        if abs(value) > MAX_AMOUNT:
-            raise serializers.ValidationError("is too large")
+        problem = amount_problem(value, limit=self.limit)
+        if problem:
+            raise serializers.ValidationError(problem)
         exponent = value.normalize().as_tuple().exponent
         if isinstance(exponent, int) and -exponent > self.decimal_places:
             raise serializers.ValidationError(

@@ -9,7 +9,13 @@ from rest_framework import serializers
 
 from finance.models import Account, Category, Merchant, Tag
 from finance.money import format_amount
-from finance.serializers.fields import CurrencyField, UtcDateTimeField, iso_utc
+from finance.serializers.fields import (
+    AmountField,
+    CurrencyField,
+    StrictDateField,
+    UtcDateTimeField,
+    iso_utc,
+)
 
 COLOR_FORMAT = "must be a color in #RRGGBB format"
 COLOR_RE = r"^#[0-9A-Fa-f]{6}$"
@@ -38,6 +44,14 @@ class AccountFieldsSerializer(serializers.Serializer):
     currency = CurrencyField(required=False)
     institution_name = serializers.CharField(
         max_length=255, required=False, allow_blank=True, allow_null=True
+    )
+    balance = AmountField(
+        required=False,
+        allow_null=True,
+        help_text="opening balance of a manual account, as of balance_date",
+    )
+    balance_date = StrictDateField(
+        required=False, help_text="YYYY-MM-DD; the opening balance's day (default today)"
     )
 
     class Meta:

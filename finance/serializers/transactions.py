@@ -59,6 +59,22 @@ class TransactionFieldsSerializer(serializers.Serializer):
     class Meta:
         ref_name = "TransactionFields"
 
+    def to_internal_value(self, data: Any) -> Any:
+        try:
+            return super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            # Name every missing field at once: the name rule lives in validate(), which DRF
+            # only reaches when the fields themselves are valid.
+            missing_name = (
+                not self.is_update
+                and isinstance(data, dict)
+                and data.get("name") in (None, "")
+                and data.get("description") in (None, "")
+            )
+            if missing_name and isinstance(exc.detail, dict) and "name" not in exc.detail:
+                exc.detail["name"] = [NAME_OR_DESCRIPTION_REQUIRED]
+            raise
+
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if "name" not in attrs and "description" in attrs:
             attrs["name"] = attrs["description"]
@@ -161,11 +177,22 @@ class TransactionSerializer(serializers.Serializer):
         }
 
 
+class RawItemField(serializers.Field):
+    """One bulk item as parsed (JSON numbers with a fraction are already `Decimal`s, which
+    JSONField would refuse to re-encode); each item is validated on its own later."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        return data
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
 class TransactionBulkRequestSerializer(serializers.Serializer):
     """`{"transactions": [...]}`: each item is checked on its own (a bad item fails alone)."""
 
     transactions = serializers.ListField(
-        child=serializers.JSONField(), allow_empty=False, max_length=BULK_MAX_ITEMS
+        child=RawItemField(), allow_empty=False, max_length=BULK_MAX_ITEMS
     )
 
     class Meta:

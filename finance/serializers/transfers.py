@@ -26,7 +26,7 @@ class TransferLegSerializer(serializers.Serializer):
 
     id = serializers.UUIDField()
     entry_id = serializers.UUIDField()
-    date = StrictDateField()
+    date = StrictDateField(bounded=False)
     amount = serializers.CharField(help_text="ledger sign: positive = money leaving")
     amount_cents = serializers.IntegerField(help_text="minor units, ledger sign")
     currency = serializers.CharField()

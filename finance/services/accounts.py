@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from decimal import Decimal
 from typing import Any, TypedDict, Unpack
 
 from django.db import transaction
 from django.db.models import ProtectedError
+from django.utils import timezone
 
 from core.errors import Conflict, ValidationFailed
-from finance.ledger import ledger_batch, trade_model
+from finance.ledger import LedgerBatch, ledger_batch, trade_model
 from finance.models import Account, Family, Transaction, Transfer
 
 CURRENCY_LOCKED = "cannot change once the account has transactions"
@@ -25,6 +28,27 @@ class AccountFields(TypedDict, total=False):
     status: str
     currency: str | None
     institution_name: str | None
+    balance: Decimal | None  # the opening balance, as of balance_date
+    balance_date: dt.date
+
+
+def _opening(batch: LedgerBatch, account: Account, data: dict[str, Any]) -> None:
+    """Set (or with None clear) the opening balance the account's series is derived from."""
+    if "balance" not in data and "balance_date" not in data:
+        return
+    if "balance" in data:
+        account.opening_balance = data["balance"]
+    if account.opening_balance is None:
+        account.opening_balance_date = None
+    else:
+        account.opening_balance_date = (
+            data.get("balance_date") or account.opening_balance_date or timezone.localdate()
+        )
+    Account.objects.filter(pk=account.pk).update(
+        opening_balance=account.opening_balance,
+        opening_balance_date=account.opening_balance_date,
+    )
+    batch.touch(account.family, account.pk, None)
 
 
 def _trade_count(account: Account) -> int:
@@ -38,7 +62,12 @@ def account_create(*, family: Family, **fields: Unpack[AccountFields]) -> Accoun
     for field in _FIELDS:
         if field in data and data[field] is not None:
             setattr(account, field, data[field])
-    account.save(force_insert=True)
+    with ledger_batch(family=family) as batch:
+        account.save(force_insert=True)
+        if data.get("balance") is not None:
+            _opening(batch, account, data)
+    if batch.closed and account.opening_balance is not None:
+        account.refresh_from_db()
     return account
 
 
@@ -60,6 +89,7 @@ def _account_update(batch: Any, account: Account, data: dict[str, Any]) -> None:
         if field in data and data[field] is not None:
             setattr(account, field, data[field])
     account.save()
+    _opening(batch, account, data)
     if account.classification != old_classification or currency_changes:
         # Which way flows move the balance changed: recompute the whole series.
         batch.touch(account.family, account.pk, None)

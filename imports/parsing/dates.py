@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from core.bounds import date_problem
+
 DATE_FORMATS = (
     "%Y-%m-%d",
     "%m/%d/%Y",
@@ -19,7 +21,6 @@ DATE_FORMATS = (
     "%d.%m.%y",
 )
 DEFAULT_DATE_FORMAT = "%Y-%m-%d"
-MIN_YEAR, MAX_YEAR = 1900, 2200
 
 # Each directive as a regex: with separators a day or month may have one digit (1/5/2024),
 # without them (%Y%m%d) every field has its full width.
@@ -75,6 +76,7 @@ def parse_date(raw: str, date_format: str) -> dt.date:
         value = dt.date(year, month, int(parts["d"]))
     except ValueError as exc:
         raise DateError(f"is not a real date ({exc})") from None
-    if not MIN_YEAR <= value.year <= MAX_YEAR:
-        raise DateError(f"is outside the years {MIN_YEAR} to {MAX_YEAR}")
+    problem = date_problem(value)
+    if problem:
+        raise DateError(problem)
     return value

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 MAX_DECIMAL_PLACES = 4
-MAX_INTEGER_DIGITS = 15
+MAX_INTEGER_DIGITS = 13  # core.bounds: amounts below 10^13
 
 
 @dataclass(frozen=True)

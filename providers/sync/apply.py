@@ -25,6 +25,7 @@ from typing import Any
 
 from django.conf import settings
 
+from core.bounds import amount_problem, date_problem
 from finance.ledger import LedgerBatch
 from finance.models import Account, Family, Merchant, Transaction
 from providers.types import UpstreamTransaction
@@ -157,6 +158,11 @@ def transactions_apply(
 ) -> ApplyResult:
     """Write one account's upstream rows through the caller's ledger batch."""
     result = ApplyResult()
+    storable = [r for r in rows if not (amount_problem(r.amount) or date_problem(r.date))]
+    if len(storable) < len(rows):
+        # What the ledger cannot store is left out, never half-written (core/bounds.py).
+        result.notes.append(f"{len(rows) - len(storable)} upstream rows out of range were skipped")
+        rows = storable
     keyed = keyed_rows(rows, account.currency)
     existing = _stored(account, source, list(keyed))
     merchants = MerchantCache(account.family)

@@ -171,6 +171,8 @@ def account_sync(
     stats["transactions_unchanged"] += result.unchanged
     stats["transactions_pending"] += result.pending
     stats["transactions_removed"] += result.removed
+    for note in result.notes:
+        logger.warning("provider account %s: %s", pa.pk, note)
 
 
 def _note_retry_after(stats: dict[str, Any], exc: ProviderError) -> None:

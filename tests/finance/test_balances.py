@@ -8,7 +8,8 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from finance.ledger.balances import account_balances_refresh, account_reported_balance_set
+from finance.ledger import ledger_batch
+from finance.ledger.balances import account_balances_refresh
 from finance.models import Account, AccountBalance
 from tests.conftest import assert_error
 from tests.factories import ledger_derive
@@ -46,7 +47,9 @@ class TestSeries:
         account = alice.account()
         post(alice, account, "2024-01-01", "-1000")  # income
         txn = post(alice, account, "2024-01-03", "100")  # expense
-        assert series(alice, account, "2023-12-31", "2024-01-04") == {
+        assert series(alice, account, "2023-12-30", "2024-01-04") == {
+            "2023-12-30": "0.00",  # the whole asked range: before the first flow, the opening
+            "2023-12-31": "0.00",
             "2024-01-01": "1000.00",
             "2024-01-02": "1000.00",
             "2024-01-03": "900.00",
@@ -115,16 +118,20 @@ class TestSeries:
         assert fifth.balance == Decimal("12365")
 
     @pytest.mark.parametrize("account_type", [Account.Type.DEPOSITORY, Account.Type.CREDIT_CARD])
-    def test_creates_inside_the_series_move_it_in_place_as_a_rebuild_would(
+    def test_creates_inside_the_series_recompute_from_their_first_day_as_a_rebuild_would(
         self, alice, account_type
     ):
-        """A create or bulk create inside the stored series shifts the stored days in place
-        (the same rows, not a rebuild): the series and balance must equal a full recompute."""
+        """A create or bulk create inside the stored series recomputes it from its first new
+        day on: the series and balance must equal a full recompute."""
         account = alice.account(account_type=account_type)
         post(alice, account, "2024-01-01", "-1000.0001")
         post(alice, account, "2024-03-01", "10")
         post(alice, account, "2024-02-10", "33.3333")
-        ids_before = dict(AccountBalance.objects.filter(account=account).values_list("date", "id"))
+        before_first_new = dict(
+            AccountBalance.objects.filter(account=account, date__lt="2024-01-20").values_list(
+                "date", "id"
+            )
+        )
         items = [
             {"account_id": str(account.id), "date": d, "amount": a, "name": "b", **x}
             for d, a, x in (
@@ -141,8 +148,12 @@ class TestSeries:
         shifted = list(
             AccountBalance.objects.filter(account=account).values_list("date", "balance")
         )
-        ids_after = dict(AccountBalance.objects.filter(account=account).values_list("date", "id"))
-        assert ids_after == ids_before  # the same rows, moved in place: not rebuilt
+        kept = dict(
+            AccountBalance.objects.filter(account=account, date__lt="2024-01-20").values_list(
+                "date", "id"
+            )
+        )
+        assert kept == before_first_new  # rows before the first new day are not touched
         balance = Account.objects.get(pk=account.pk).balance
         account_balances_refresh(account_dates={account.pk: None})
         rebuilt = list(
@@ -167,7 +178,8 @@ class TestSeries:
         account = alice.account()
         post(alice, account, "2024-01-01", "-5")
         today = timezone.localdate()
-        assert AccountBalance.objects.filter(account=account).last().date == today
+        # rows only where the balance changes (and the opening day): not one per calendar day
+        assert AccountBalance.objects.filter(account=account).count() == 2
         far = (today + dt.timedelta(days=3)).isoformat()
         rows = series(alice, account, today.isoformat(), far)
         assert list(rows.values()) == ["5.00"] * 4
@@ -177,7 +189,8 @@ class TestSeries:
         post(alice, account, "2024-01-01", "-100")
         post(alice, account, "2024-01-03", "30")
         at = timezone.make_aware(dt.datetime(2024, 1, 4, 12))
-        account_reported_balance_set(account=account, balance=Decimal("1000"), at=at)
+        with ledger_batch(family=account.family) as batch:
+            batch.reported_balance(account, Decimal("1000"), at)
         # the reported 1000 on the 4th; going back: 3rd 1000, 2nd 1030 (before the -30), 1st 1030
         assert series(alice, account, "2024-01-01", "2024-01-04") == {
             "2024-01-01": "1030.00",

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from core.bounds import MIN_DATE, max_date
 from imports.parsing.csvfile import CsvError, normalize_header, open_csv
 from imports.parsing.dates import DATE_FORMATS, DateError, parse_date
 from imports.parsing.numbers import NUMBER_FORMATS, NumberError, parse_amount
@@ -102,11 +103,19 @@ def test_number_parser_never_crashes(raw, fmt):
 
 
 @given(
-    st.dates(min_value=dt.date(1970, 1, 1), max_value=dt.date(2068, 12, 31)),
+    st.dates(min_value=dt.date(1970, 1, 1), max_value=max_date()),
     st.sampled_from(DATE_FORMATS),
 )
 def test_date_roundtrip_every_format(value, fmt):
     assert parse_date(value.strftime(fmt), fmt) == value
+
+
+@given(st.dates(min_value=max_date() + dt.timedelta(days=1)), st.sampled_from(DATE_FORMATS))
+def test_dates_past_five_years_ahead_are_row_errors(value, fmt):
+    if "%y" in fmt and value.year >= 2070:
+        return  # two-digit years pivot back to the 1900s
+    with pytest.raises(DateError, match="five years"):
+        parse_date(value.strftime(fmt), fmt)
 
 
 @given(st.text(max_size=20), st.sampled_from(DATE_FORMATS))
@@ -115,7 +124,7 @@ def test_date_parser_never_crashes(raw, fmt):
         value = parse_date(raw, fmt)
     except DateError:
         return
-    assert 1900 <= value.year <= 2200
+    assert MIN_DATE <= value <= max_date()
 
 
 @pytest.mark.parametrize(

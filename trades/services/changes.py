@@ -7,6 +7,7 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
+from core.bounds import AMOUNT_LIMIT_TEXT, amount_problem
 from core.errors import ValidationFailed
 from finance.ledger import ledger_batch, merge_account_dates
 from finance.models import Account, Category
@@ -77,7 +78,11 @@ def trade_update(*, trade: Trade, **fields: Any) -> Trade:
     cash = None
     if not errors and is_buy_sell and (qty is not None or price is not None or kind != trade.kind):
         cash = _cash_after_update(trade, kind, qty, price)
-        if cash < 0:
+        if amount_problem(cash):
+            errors.append(
+                f"{'qty' if qty is not None else 'price'}: qty x price {AMOUNT_LIMIT_TEXT}"
+            )
+        elif cash < 0:
             errors.append(f"{'qty' if qty is not None else 'price'}: {FEE_EXCEEDS}")
     if errors:
         raise ValidationFailed(errors)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from core.bounds import AMOUNT_LIMIT_TEXT, amount_problem
 from core.errors import ValidationFailed
 from finance.ledger import LedgerBatch, ledger_batch
 from finance.models import Account, Category, Family, Transaction, Transfer
@@ -213,7 +214,11 @@ def _plan_buy_sell(data: dict[str, Any], plan: _Plan) -> None:
     sign = 1 if plan.kind == "buy" else -1
     plan.qty = sign * abs(qty)
     plan.price = price
-    cash = abs(amount) if amount is not None else abs(qty) * price
+    value = abs(qty) * price
+    if amount_problem(value) or (amount is None and amount_problem(value.quantize(AMOUNT_QUANT))):
+        plan.errors.append(f"qty: qty x price {AMOUNT_LIMIT_TEXT}")
+        return
+    cash = abs(amount) if amount is not None else value
     plan.amount = sign * cash.quantize(AMOUNT_QUANT)
 
 
