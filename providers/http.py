@@ -203,6 +203,8 @@ class ProviderHttp:
                         allow_redirects=False,
                     )
                     _ = response.content  # the whole body now: a reset mid-body fails here
+                    if attempt.expired:  # cut by the deadline: what was read is not an answer
+                        raise requests.Timeout()
             except UnsafeAddress:
                 self.requests_made -= int(counted)  # refused before any connection: not sent
                 logger.warning("%s %s %s refused: not a public address", self.label, method, shown)
