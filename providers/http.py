@@ -95,6 +95,8 @@ def network_reason(exc: Exception, *, expired: bool = False) -> str:
         exc, (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError)
     ):
         return "the connection was dropped mid-response"
+    if isinstance(exc, requests.exceptions.SSLError):
+        return "the secure connection failed (TLS or certificate)"
     text = repr(exc).lower()
     if any(w in text for w in ("resolve", "name or service", "nodename", "getaddrinfo")):
         return "the host name could not be resolved"

@@ -271,3 +271,46 @@ def test_a_name_resolving_to_public_and_private_addresses_is_refused(monkeypatch
     with connects() as seen, pytest.raises(UnsafeAddress):
         ProviderHttp(label="Test").request("GET", "http://mixed.test/x", public_only=True)
     assert seen == []
+
+
+# --- the admin's connection screens take the same road ----------------------------------------
+
+
+def test_the_admin_refuses_a_private_token_at_once(alice, public_only):
+    from django.urls import reverse
+
+    from tests.providers.test_provider_admin import admin_client
+
+    client = admin_client(alice)
+    add = reverse("admin:providers_providerconnection_add")
+    client.get(add)
+    with connects() as seen:
+        started = time.monotonic()
+        response = client.post(
+            add,
+            {"provider": "simplefin", "setup_token": _token("http://169.254.169.254/latest/")},
+        )
+    assert time.monotonic() - started < 2.0
+    assert response.status_code == 200
+    assert "not on the public internet" in response.content.decode()
+    assert seen == [] and not ProviderConnection.objects.exists()
+
+
+def test_the_admin_waits_on_a_silent_provider_no_longer_than_the_timeout(alice, settings):
+    from django.urls import reverse
+
+    from tests.providers.test_provider_admin import admin_client
+
+    settings.PROVIDER_HTTP_TIMEOUT = 1.0
+    client = admin_client(alice)
+    add = reverse("admin:providers_providerconnection_add")
+    client.get(add)
+    with TcpServer("drip") as server:
+        started = time.monotonic()
+        response = client.post(
+            add, {"provider": "simplefin", "setup_token": _token(f"{server.url}/claim/x")}
+        )
+        elapsed = time.monotonic() - started
+        assert server.connections == 1
+    assert response.status_code == 200 and "did not answer in time" in response.content.decode()
+    assert elapsed < 1.8, elapsed
