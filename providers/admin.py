@@ -16,8 +16,8 @@ from django.urls import NoReverseMatch, path, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from core.errors import ValidationFailed
 from finance.admin_base import HouseholdAdmin, HouseholdRelatedFilter, scope_queryset
-from finance.api.errors import ValidationFailed
 from finance.models import Account
 from finance.selectors.account_page import account_latest_transactions, account_provider_link
 from finance.templatetags.finance_admin import money

@@ -61,6 +61,11 @@ from providers.types import (
 _REGISTRY: dict[str, type[ProviderAdapter]] = {}
 
 
+def days_before(day: dt.date, days: int) -> dt.date:
+    """`day` minus `days`, never before 1 January of year 1 (however large `days` is)."""
+    return day - dt.timedelta(days=max(min(days, (day - dt.date.min).days), 0))
+
+
 class ProviderAdapter:
     provider: ClassVar[str] = ""
     label: ClassVar[str] = ""
@@ -90,8 +95,8 @@ class ProviderAdapter:
             .first()
         )
         if last is None:
-            return today - dt.timedelta(days=self.history_days), today
-        start = last.window_end - dt.timedelta(days=settings.SYNC_OVERLAP_DAYS)
+            return days_before(today, self.history_days), today
+        start = days_before(last.window_end, settings.SYNC_OVERLAP_DAYS)
         return min(start, today), today
 
     def balance(self, upstream_id: str) -> UpstreamBalance:

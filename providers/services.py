@@ -53,7 +53,8 @@ def connection_create(*, family: Family, data: dict[str, Any]) -> tuple[Provider
     cls = adapter_class(provider)
     if cls is None:
         raise ValidationFailed([PROVIDER_NOT_AVAILABLE.format(provider)])
-    http = ProviderHttp(label=cls.label)
+    # Inside an API or admin request: every provider call together within PROVIDER_HTTP_TIMEOUT.
+    http = ProviderHttp.for_request(label=cls.label)
     field = CREDENTIAL_FIELD.get(provider, "credential")
     try:
         secret = cls.credential_from_request(data, http=http)

@@ -7,7 +7,15 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import BASE_DIR, env, env_bool, env_choice, env_positive_int
+from config.env import (
+    BASE_DIR,
+    env,
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_positive_int,
+)
 
 DEBUG = env_bool("DEBUG", False)
 
@@ -101,7 +109,7 @@ if _db["ENGINE"] == "django.db.backends.sqlite3":
     )
 elif _db["ENGINE"] in ("django.db.backends.postgresql", "django.db.backends.postgresql_psycopg2"):
     _db["ENGINE"] = "django.db.backends.postgresql"
-    _db.setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
+    _db.setdefault("CONN_MAX_AGE", env_int("CONN_MAX_AGE", 60, minimum=0, maximum=86400))
     _db.setdefault("CONN_HEALTH_CHECKS", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -215,27 +223,31 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
 
 # --- Providers ---------------------------------------------------------------------------------
-PROVIDER_HTTP_TIMEOUT = env.float("PROVIDER_HTTP_TIMEOUT", default=30.0)
+# Every number is bounded: a value far out of range fails here, naming the setting, instead of
+# in the middle of a sync (60 x SIMPLEFIN_DAILY_REQUEST_LIMIT days back once went before year 1).
+PROVIDER_HTTP_TIMEOUT = env_float("PROVIDER_HTTP_TIMEOUT", 30.0, minimum=0.1, maximum=300)
+# User-supplied provider URLs (SimpleFIN claim and access URLs) may reach private addresses.
+PROVIDER_ALLOW_PRIVATE_URLS = env_bool("PROVIDER_ALLOW_PRIVATE_URLS", False)
 LUNCHFLOW_BASE_URL = env.str("LUNCHFLOW_BASE_URL", default="https://lunchflow.app/api/v1")
 LUNCHFLOW_INCLUDE_PENDING = env_bool("LUNCHFLOW_INCLUDE_PENDING", False)
 SIMPLEFIN_INCLUDE_PENDING = env_bool("SIMPLEFIN_INCLUDE_PENDING", False)
-SIMPLEFIN_DAILY_REQUEST_LIMIT = env_positive_int("SIMPLEFIN_DAILY_REQUEST_LIMIT", 24)
-SIMPLEFIN_HISTORY_DAYS = env_positive_int("SIMPLEFIN_HISTORY_DAYS", 365)
-SIMPLEFIN_RETRY_BASE_DELAY = env.float("SIMPLEFIN_RETRY_BASE_DELAY", default=1.0)
-SYNC_SCHEDULE_HOUR = env.int("SYNC_SCHEDULE_HOUR", default=4)
-SYNC_SCHEDULE_MINUTE = env.int("SYNC_SCHEDULE_MINUTE", default=0)
+SIMPLEFIN_DAILY_REQUEST_LIMIT = env_positive_int("SIMPLEFIN_DAILY_REQUEST_LIMIT", 24, maximum=1000)
+SIMPLEFIN_HISTORY_DAYS = env_positive_int("SIMPLEFIN_HISTORY_DAYS", 365, maximum=3650)
+SIMPLEFIN_RETRY_BASE_DELAY = env_float("SIMPLEFIN_RETRY_BASE_DELAY", 1.0, minimum=0, maximum=60)
+SYNC_SCHEDULE_HOUR = env_int("SYNC_SCHEDULE_HOUR", 4, minimum=0, maximum=23)
+SYNC_SCHEDULE_MINUTE = env_int("SYNC_SCHEDULE_MINUTE", 0, minimum=0, maximum=59)
 SYNC_SCHEDULE_TIMEZONE = env.str("SYNC_SCHEDULE_TIMEZONE", default=TIME_ZONE)
-SYNC_STALE_PENDING_DAYS = env_positive_int("SYNC_STALE_PENDING_DAYS", 14)
-LUNCHFLOW_HISTORY_DAYS = env_positive_int("LUNCHFLOW_HISTORY_DAYS", 365)
-PROVIDER_MAX_RETRY_AFTER = env.float("PROVIDER_MAX_RETRY_AFTER", default=60.0)
-PROVIDER_MAX_429_WAITS = env.int("PROVIDER_MAX_429_WAITS", default=3)
-SYNC_OVERLAP_DAYS = env_positive_int("SYNC_OVERLAP_DAYS", 30)
-SYNC_MAX_RETRIES = env.int("SYNC_MAX_RETRIES", default=3)
-SYNC_RETRY_BACKOFF = env_positive_int("SYNC_RETRY_BACKOFF", 60)
-SYNC_STUCK_MINUTES = env_positive_int("SYNC_STUCK_MINUTES", 30)
-SYNC_SETTLE_INTERVAL_SECONDS = env_positive_int("SYNC_SETTLE_INTERVAL_SECONDS", 300)
+SYNC_STALE_PENDING_DAYS = env_positive_int("SYNC_STALE_PENDING_DAYS", 14, maximum=3650)
+LUNCHFLOW_HISTORY_DAYS = env_positive_int("LUNCHFLOW_HISTORY_DAYS", 365, maximum=3650)
+PROVIDER_MAX_RETRY_AFTER = env_float("PROVIDER_MAX_RETRY_AFTER", 60.0, minimum=0, maximum=3600)
+PROVIDER_MAX_429_WAITS = env_int("PROVIDER_MAX_429_WAITS", 3, minimum=0, maximum=10)
+SYNC_OVERLAP_DAYS = env_positive_int("SYNC_OVERLAP_DAYS", 30, maximum=3650)
+SYNC_MAX_RETRIES = env_int("SYNC_MAX_RETRIES", 3, minimum=0, maximum=20)
+SYNC_RETRY_BACKOFF = env_positive_int("SYNC_RETRY_BACKOFF", 60, maximum=3600)
+SYNC_STUCK_MINUTES = env_positive_int("SYNC_STUCK_MINUTES", 30, maximum=10080)
+SYNC_SETTLE_INTERVAL_SECONDS = env_positive_int("SYNC_SETTLE_INTERVAL_SECONDS", 300, maximum=86400)
 SYNC_SCHEDULE_CRON = env.str("SYNC_SCHEDULE_CRON", default="")
-SYNC_INTERVAL_SECONDS = env.int("SYNC_INTERVAL_SECONDS", default=0)
+SYNC_INTERVAL_SECONDS = env_int("SYNC_INTERVAL_SECONDS", 0, minimum=0, maximum=604800)
 
 # --- Security (production values when DEBUG is off) ---------------------------------------------
 SESSION_COOKIE_HTTPONLY = True
@@ -244,7 +256,7 @@ X_FRAME_OPTIONS = "DENY"
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
-SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0, maximum=63072000)
 SECURE_PROXY_SSL_HEADER = (
     ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("USE_X_FORWARDED_PROTO", False) else None
 )

@@ -10,7 +10,7 @@ os.environ.setdefault("REQUIRE_SECRET_KEY", "true")
 from django.core.exceptions import ImproperlyConfigured
 
 from config.settings.base import *  # noqa: F403
-from config.settings.base import DEBUG, SECRET_KEY, env, env_bool
+from config.settings.base import DEBUG, SECRET_KEY, env_bool, env_int
 
 if DEBUG:
     raise ImproperlyConfigured("DEBUG must be off in production")
@@ -20,7 +20,7 @@ if SECRET_KEY.startswith("dev-insecure-") or len(SECRET_KEY) < 50:
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
-SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000, minimum=0, maximum=63072000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -12,4 +12,6 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 API_RATE_LIMIT = 100_000
+# The fake provider servers listen on 127.0.0.1; tests of the refusal turn this off.
+PROVIDER_ALLOW_PRIVATE_URLS = True
 WHITENOISE_AUTOREFRESH = True

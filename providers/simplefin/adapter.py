@@ -17,7 +17,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from core.errors import ValidationFailed
-from providers.base import ProviderAdapter, register_adapter
+from providers.base import ProviderAdapter, days_before, register_adapter
 from providers.http import ProviderHttp
 from providers.simplefin.client import SimplefinClient, claim_setup_token
 from providers.simplefin.parsing import SimplefinAccount
@@ -64,8 +64,7 @@ class SimplefinAdapter(ProviderAdapter):
     def __init__(self, *, secret: str, http: ProviderHttp, connection: Any = None) -> None:
         super().__init__(secret=secret, http=http, connection=connection)
         self.history_days = settings.SIMPLEFIN_HISTORY_DAYS
-        self.client = SimplefinClient(secret, session=http.session, timeout=http.timeout)
-        self._counted = 0
+        self.client = SimplefinClient(secret, http=http)
         self._accounts: dict[str, SimplefinAccount] = {}
         self._unreadable: dict[str, str] = {}  # upstream id -> why it was left out
         self._window: tuple[dt.date, dt.date] | None = None
@@ -82,31 +81,15 @@ class SimplefinAdapter(ProviderAdapter):
             raise ValidationFailed([SETUP_TOKEN_REQUIRED])
         # InvalidSetupToken (malformed, used, expired) is a ProviderError: the API makes it 422.
         # The claim is not counted in the budget: that is per access URL, which has none yet.
-        access_url = claim_setup_token(token, session=http.session, timeout=http.timeout)
-        client = SimplefinClient(access_url, session=http.session, timeout=http.timeout)
+        access_url = claim_setup_token(token, http=http)
         try:
-            versions = client.info()
+            versions = SimplefinClient(access_url, http=http).info()
             logger.info("SimpleFIN server speaks protocol versions %s", ", ".join(versions))
         except ProviderError as exc:
             if exc.requires_update or exc.permanent:
                 raise
             logger.warning("SimpleFIN /info could not be read: %s", exc.user_message)
-        finally:
-            http.requests_made += client.requests_made
         return access_url
-
-    # --- request accounting ----------------------------------------------------------------
-    def _count(self) -> None:
-        """Add the client's requests since the last call to the shared counter."""
-        delta = self.client.requests_made - self._counted
-        self._counted = self.client.requests_made
-        self.http.requests_made += delta
-
-    def _fetch(self, **kwargs: Any):
-        try:
-            return self.client.accounts(**kwargs)
-        finally:
-            self._count()
 
     # --- budget ------------------------------------------------------------------------------
     def _requests_needed(self, connection: Any, today: dt.date) -> int:
@@ -122,6 +105,12 @@ class SimplefinAdapter(ProviderAdapter):
                 budget_exhausted_message(budget, now=now, needed=needed),
                 retry_after=budget.seconds_until_reset(now=now),
             )
+        # Retries spend the budget too: the seam sends nothing past it.
+        self.http.limit_requests(
+            budget.remaining,
+            message=budget_exhausted_message(budget.spend(budget.remaining, now=now), now=now),
+            retry_after=budget.seconds_until_reset(now=now),
+        )
 
     @classmethod
     def budget_allows_scheduled_sync(cls, connection: Any) -> bool:
@@ -135,11 +124,11 @@ class SimplefinAdapter(ProviderAdapter):
         # A window one day's budget can never cover (SIMPLEFIN_HISTORY_DAYS far above
         # 60 x SIMPLEFIN_DAILY_REQUEST_LIMIT) is cut to the most recent days that fit.
         most = settings.SIMPLEFIN_DAILY_REQUEST_LIMIT * MAX_WINDOW_DAYS
-        return max(start, end + dt.timedelta(days=1) - dt.timedelta(days=most)), end
+        return max(start, days_before(end + dt.timedelta(days=1), most)), end
 
     def list_accounts(self) -> list[UpstreamAccount]:
         if self.connection is None:  # discovery at connection time: one balances-only request
-            result = self._fetch(balances_only=True)
+            result = self.client.accounts(balances_only=True)
             self._messages = result.errors
             self._accounts = result.by_id()
             return [a.account for a in result.accounts]
@@ -174,7 +163,7 @@ class SimplefinAdapter(ProviderAdapter):
         unreadable: dict[str, str] = {}
         messages: list[str] = []
         for lower, upper in windows:
-            result = self._fetch(start=lower, end=upper)
+            result = self.client.accounts(start=lower, end=upper)
             messages.extend(result.errors)
             unreadable.update(result.unreadable)
             for upstream_id, item in result.by_id().items():

@@ -92,6 +92,7 @@ def main() -> None:
     server.demo = demo_scenario()
     base = server.base_url
     print(f"Fake SimpleFIN server on {base}{PREFIX}")
+    print("Run the service with PROVIDER_ALLOW_PRIVATE_URLS=true: this server is on 127.0.0.1.")
     print("Setup token (claimable once):")
     print(server.create_setup_token(server.demo))
     print(

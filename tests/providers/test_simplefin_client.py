@@ -9,13 +9,13 @@ from decimal import Decimal
 
 import pytest
 
+from providers.http import ProviderHttp, ProviderNetworkError
 from providers.simplefin.client import (
     MSG_ACCESS_REVOKED,
     MSG_PAYMENT_REQUIRED,
     MSG_TOKEN_USED,
     InvalidSetupToken,
     SimplefinClient,
-    SimplefinNetworkError,
     claim_setup_token,
 )
 from providers.simplefin.credentials import (
@@ -86,14 +86,21 @@ def test_claim_returns_the_access_url_and_a_second_claim_is_refused(
     assert "already used" in str(exc.value) and "compromised" in str(exc.value)
 
 
-def test_claim_survives_dropped_connections(
-    simplefin_server: FakeSimplefinServer,
-) -> None:
-    simplefin_server.drop_connections(2, paths=("claim",))
-    access = claim_setup_token(
-        simplefin_server.create_setup_token(demo_scenario()), backoff_base=0.001
-    )
-    assert SimplefinClient(access).info()
+@pytest.mark.parametrize("fault", ["drop", "500"])
+def test_a_failed_claim_is_never_sent_again(simplefin_server: FakeSimplefinServer, fault) -> None:
+    """A claim URL works once: a reset or a 5xx is reported, not retried (the lost attempt
+    may have used the token)."""
+    if fault == "drop":
+        simplefin_server.drop_connections(3, paths=("claim",))
+    else:
+        simplefin_server.fail_with(500, 3, paths=("claim",))
+    http = ProviderHttp(label="SimpleFIN")
+    with pytest.raises(ProviderError) as exc:
+        claim_setup_token(simplefin_server.create_setup_token(demo_scenario()), http=http)
+    assert exc.value.permanent and "was not sent again" in exc.value.user_message
+    posts = [r for r in simplefin_server.requests if r.method == "POST"]
+    assert len(posts) == 1
+    assert http.requests_made == 0  # a claim is not counted in the access URL's budget
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -293,7 +300,7 @@ def test_four_dropped_connections_fail_cleanly(
 ) -> None:
     client, access = _client(simplefin_server)
     simplefin_server.drop_connections(4, paths=("accounts",))
-    with caplog.at_level(logging.DEBUG), pytest.raises(SimplefinNetworkError) as exc:
+    with caplog.at_level(logging.DEBUG), pytest.raises(ProviderNetworkError) as exc:
         client.accounts()
     assert "after 4 attempts" in exc.value.user_message
     assert "dropped" in exc.value.user_message
@@ -307,8 +314,9 @@ def test_refused_connection_is_retried_then_fails(caplog) -> None:
     access = server.access_url_for(demo_scenario())
     server.stop()  # nothing listens on that port any more
     sleeps: list[float] = []
-    client = SimplefinClient(access, backoff_base=0.5, sleep=sleeps.append)
-    with caplog.at_level(logging.DEBUG), pytest.raises(SimplefinNetworkError) as exc:
+    http = ProviderHttp(label="SimpleFIN", sleep=sleeps.append)
+    client = SimplefinClient(access, http=http, backoff_base=0.5)
+    with caplog.at_level(logging.DEBUG), pytest.raises(ProviderNetworkError) as exc:
         client.info()
     assert "refused" in exc.value.user_message
     assert len(sleeps) == 3
