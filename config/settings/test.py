@@ -13,3 +13,5 @@ STORAGES = {
 }
 API_RATE_LIMIT = 100_000
 WHITENOISE_AUTOREFRESH = True
+# Never the real European Central Bank from a test: tests start a fake one (port 9: discard).
+FX_BASE_URL = "http://127.0.0.1:9/stats/eurofxref"
