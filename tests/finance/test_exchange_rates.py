@@ -199,3 +199,18 @@ def test_the_root_key_and_every_missing_field_are_named(alice):
     assert {e.split(":")[0] for e in errors} == {
         f"exchange_rate.{name}" for name in ("date", "from_currency", "to_currency", "rate")
     }
+
+
+def test_beat_fetches_daily_after_the_ecb_publishes_unless_turned_off(settings):
+    from config.celery import app
+    from config.schedule import beat_schedule
+
+    settings.FX_PROVIDER = "ecb"
+    entry = beat_schedule()["Fetch exchange rates"]
+    assert entry["task"] == "finance.fetch_exchange_rates" and entry["options"]["expires"] > 0
+    assert entry["schedule"].hour == {16} and entry["schedule"].minute == {30}
+    assert str(entry["schedule"].tz) == "Europe/Berlin"
+    app.autodiscover_tasks(force=True)
+    assert "finance.fetch_exchange_rates" in app.tasks
+    settings.FX_PROVIDER = "none"
+    assert "Fetch exchange rates" not in beat_schedule()
