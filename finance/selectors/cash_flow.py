@@ -14,13 +14,13 @@ import datetime as dt
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
-from decimal import Decimal, localcontext
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 
 from django.db import connection
 from django.db.models import Case, F, Sum, When
 
 from finance.models import Category, Family, Transaction
-from finance.money import quantize
+from finance.money import minor_unit
 from finance.selectors.exchange_rates import PRECISION, Rates
 
 ZERO = Decimal(0)
@@ -130,8 +130,11 @@ def _daily_sums(*, family: Family, start: dt.date, end: dt.date) -> dict[Key, li
 def cash_flow(
     *, family: Family, start: dt.date, end: dt.date, interval: str, currency: str
 ) -> CashFlow:
+    unit = minor_unit(currency)
+    zero = ZERO.quantize(unit)
+    # Every figure is rounded to the currency's minor unit, so the sums are too.
     bounds = periods_between(start, end, interval)
-    periods = [Period(a, b) for a, b in bounds]
+    periods = [Period(a, b, zero, zero) for a, b in bounds]
     starts = [a for a, _ in bounds]
     sums = _daily_sums(family=family, start=start, end=end)
     rates = Rates(
@@ -157,13 +160,14 @@ def cash_flow(
             if factor is None:
                 missing[from_currency] = max(day, missing.get(from_currency, day))
                 continue
-            income_in = quantize(income * factor, currency)
-            expense_in = quantize(expense * factor, currency)
+            income_in = (income * factor).quantize(unit, rounding=ROUND_HALF_EVEN)
+            expense_in = (expense * factor).quantize(unit, rounding=ROUND_HALF_EVEN)
             period = periods[bisect.bisect_right(starts, day) - 1]
             flow = period.categories.get(category_id)
             if flow is None:
                 name = names.get(category_id, UNCATEGORISED) if category_id else UNCATEGORISED
-                flow = period.categories[category_id] = CategoryFlow(category_id, name)
+                flow = CategoryFlow(category_id, name, zero, zero)
+                period.categories[category_id] = flow
             flow.income += income_in
             flow.expense += expense_in
             period.income += income_in

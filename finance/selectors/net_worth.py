@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from decimal import Decimal, localcontext
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 
 from django.db.models import Exists, OuterRef, Subquery
 
 from finance.models import Account, AccountBalance, Family
-from finance.money import quantize
+from finance.money import minor_unit
 from finance.selectors.exchange_rates import PRECISION, Rates
 
 ZERO = Decimal(0)
@@ -79,18 +79,20 @@ def daily_balances(
         )
         .values_list("pk", "before", "has_rows")
     }
-    stored: dict[object, dict[dt.date, Decimal]] = {pk: {} for pk in ids}
-    for pk, day, balance in AccountBalance.objects.filter(
-        account_id__in=ids, date__gte=start, date__lte=end
-    ).values_list("account_id", "date", "balance"):
-        stored[pk][day] = balance
     out: dict[object, list[Decimal]] = {}
     for account in accounts:
         before, has_rows = carried_in[account.pk]
         if not has_rows:
             out[account.pk] = [account.balance] * days
             continue
-        rows, current, values = stored[account.pk], before or ZERO, []
+        # One query per account, on its (account, date) index: no account id per row to read
+        # back (a uuid per row was most of the time of one query for all).
+        rows = dict(
+            AccountBalance.objects.filter(
+                account_id=account.pk, date__gte=start, date__lte=end
+            ).values_list("date", "balance")
+        )
+        current, values = before or ZERO, []
         for i in range(days):
             current = rows.get(start + dt.timedelta(days=i), current)
             values.append(current)
@@ -109,7 +111,10 @@ def net_worth(*, family: Family, start: dt.date, end: dt.date, currency: str) ->
         start=start,
         end=end,
     )
-    assets, liabilities = [ZERO] * days, [ZERO] * days
+    unit = minor_unit(currency)
+    zero = ZERO.quantize(unit)
+    # Every figure is rounded to the currency's minor unit, so the totals are too.
+    assets, liabilities = [zero] * days, [zero] * days
     missing: dict[str, dt.date] = {}
     worths: list[AccountWorth] = []
     with localcontext(prec=PRECISION):
@@ -117,29 +122,22 @@ def net_worth(*, family: Family, start: dt.date, end: dt.date, currency: str) ->
             totals = liabilities if account.classification == "liability" else assets
             factors = rates.factors(account.currency)
             same = account.currency == currency
-            last_converted: Decimal | None = None
+            converted: Decimal | None = None
             for i, balance in enumerate(balances[account.pk]):
                 if not balance:
-                    last_converted = ZERO
+                    converted = zero
                     continue
                 if same:
-                    last_converted = quantize(balance, currency)
+                    converted = balance.quantize(unit, rounding=ROUND_HALF_EVEN)
                 elif factors[i] is None:
                     day = start + dt.timedelta(days=i)
                     missing[account.currency] = max(day, missing.get(account.currency, day))
-                    last_converted = None
+                    converted = None
                     continue
                 else:
-                    last_converted = quantize(balance * factors[i], currency)
-                totals[i] += last_converted
-            last_balance = balances[account.pk][-1]
-            worths.append(
-                AccountWorth(
-                    account,
-                    last_balance,
-                    last_converted,
-                )
-            )
+                    converted = (balance * factors[i]).quantize(unit, rounding=ROUND_HALF_EVEN)
+                totals[i] += converted
+            worths.append(AccountWorth(account, balances[account.pk][-1], converted))
     series = [
         NetWorthDay(start + dt.timedelta(days=i), assets[i], liabilities[i]) for i in range(days)
     ]
