@@ -17,7 +17,6 @@ from django.db.models import Q, QuerySet
 
 from finance.api.filters import QueryFilters
 from finance.models import ExchangeRate, Family
-from finance.money import quantize
 
 STALE_DAYS = 7
 EURO = "EUR"
@@ -161,14 +160,3 @@ class Rates:
         if not 0 <= i < self.days:
             raise ValueError(f"{day} is outside the loaded range")
         return self.factors(currency)[i]
-
-    def convert(self, amount: Decimal, currency: str, day: dt.date) -> Decimal | None:
-        """`amount` of `currency` in the target currency at the day's rate, rounded to the
-        target's minor unit; None when there is no usable rate (a zero needs none)."""
-        if not amount:
-            return quantize(Decimal(0), self.target)
-        factor = self.factor(currency, day)
-        if factor is None:
-            return None
-        with localcontext(prec=PRECISION):
-            return quantize(amount * factor, self.target)

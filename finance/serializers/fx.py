@@ -15,8 +15,8 @@ from finance.serializers.fields import CurrencyField, StrictDateField, UtcDateTi
 SAME_CURRENCY = "must differ from from_currency (a currency is 1 of itself)"
 
 
-@extend_schema_field({"type": "string", "example": "1.0866"})
-class RateField(serializers.Field):
+@extend_schema_field({"type": "number", "example": 1.0866})
+class RateInputField(serializers.Field):
     """A rate from a JSON number or numeric string, read exactly (never through a float)."""
 
     def to_internal_value(self, data: Any) -> Decimal:
@@ -24,6 +24,11 @@ class RateField(serializers.Field):
         if rate is None:
             raise serializers.ValidationError(RATE_MESSAGE)
         return rate
+
+
+@extend_schema_field({"type": "string", "example": "1.0866"})
+class RateField(serializers.Field):
+    """A stored rate as plain decimal text."""
 
     def to_representation(self, value: Decimal) -> str:
         return rate_text(value)
@@ -39,7 +44,7 @@ class ExchangeRateFieldsSerializer(serializers.Serializer):
     date = StrictDateField()
     from_currency = CurrencyField()
     to_currency = CurrencyField()
-    rate = RateField(help_text="units of to_currency for 1 from_currency")
+    rate = RateInputField(help_text="units of to_currency for 1 from_currency")
 
     class Meta:
         ref_name = "ExchangeRateFields"
