@@ -8,7 +8,6 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from finance.api.errors import ValidationFailed
-from finance.currencies import is_currency
 from finance.serializers.fields import parse_strict_date
 
 _TRUE = {"true", "1", "yes"}
@@ -81,17 +80,6 @@ class QueryFilters:
             self.errors.append(f"{name}: must be one of {', '.join(choices)}")
             return None
         return raw
-
-    def currency(self, name: str) -> str | None:
-        """An ISO 4217 code, in any case; returned upper case."""
-        raw = self._raw(name)
-        if raw is None:
-            return None
-        code = raw.strip().upper()
-        if not is_currency(code):
-            self.errors.append(f"{name}: {raw[:20]!r} is not an ISO 4217 currency code")
-            return None
-        return code
 
     def boolean(self, name: str) -> bool | None:
         raw = self._raw(name)

@@ -11,11 +11,9 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable
 from decimal import Decimal, localcontext
-from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from finance.api.filters import QueryFilters
 from finance.models import ExchangeRate, Family
 
 STALE_DAYS = 7
@@ -28,13 +26,15 @@ Series = list[tuple[dt.date, Decimal]]
 Daily = list[Decimal | None]
 
 
-def exchange_rate_list(*, family: Family, params: Any) -> QuerySet[ExchangeRate]:
+def exchange_rate_list(
+    *,
+    family: Family,
+    from_currency: str | None = None,
+    to_currency: str | None = None,
+    start_date: dt.date | None = None,
+    end_date: dt.date | None = None,
+) -> QuerySet[ExchangeRate]:
     """The household's own rates and the system's, newest first."""
-    f = QueryFilters(params)
-    from_currency = f.currency("from_currency")
-    to_currency = f.currency("to_currency")
-    start_date, end_date = f.date_range()
-    f.check()
     qs = ExchangeRate.objects.filter(Q(family=family) | Q(family__isnull=True))
     if from_currency:
         qs = qs.filter(from_currency=from_currency)

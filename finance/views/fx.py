@@ -17,6 +17,7 @@ from finance.api.errors import ValidationFailed
 from finance.api.filters import QueryFilters
 from finance.api.throttling import rate_limit_headers
 from finance.api.viewsets import FamilyViewSet
+from finance.currencies import is_currency
 from finance.fx.bounds import DATE_RANGE_MESSAGE, MIN_DATE, max_date
 from finance.fx.services import exchange_rate_set
 from finance.models import ExchangeRate, Family
@@ -49,12 +50,24 @@ def _date_params(default: str) -> list[OpenApiParameter]:
     ]
 
 
+def currency_param(f: QueryFilters, name: str) -> str | None:
+    """An ISO 4217 code in the query string, in any case; returned upper case."""
+    raw = f.params.get(name)
+    if raw in (None, ""):
+        return None
+    code = str(raw).strip().upper()
+    if not is_currency(code):
+        f.errors.append(f"{name}: {str(raw)[:20]!r} is not an ISO 4217 currency code")
+        return None
+    return code
+
+
 class ExchangeRateViewSet(FamilyViewSet):
     serializer_class = ExchangeRateSerializer
     results_key = "exchange_rates"
 
     def get_queryset(self) -> QuerySet[ExchangeRate]:
-        return exchange_rate_list(family=self.family, params={})
+        return exchange_rate_list(family=self.family)
 
     @extend_schema(
         parameters=[
@@ -67,7 +80,20 @@ class ExchangeRateViewSet(FamilyViewSet):
     )
     def list(self, request: Request) -> Response:
         """The household's own rates and the system's (European Central Bank), newest first."""
-        return self.paginated(exchange_rate_list(family=self.family, params=request.query_params))
+        f = QueryFilters(request.query_params)
+        from_currency = currency_param(f, "from_currency")
+        to_currency = currency_param(f, "to_currency")
+        start_date, end_date = f.date_range()
+        f.check()
+        return self.paginated(
+            exchange_rate_list(
+                family=self.family,
+                from_currency=from_currency,
+                to_currency=to_currency,
+                start_date=start_date,
+                end_date=end_date,
+            )
+        )
 
     @extend_schema(
         request=ExchangeRateCreateRequestSerializer,
@@ -108,7 +134,7 @@ class FamilyReportView(APIView):
         """start_date, end_date (default today in the household's time zone) and currency
         (default the household's), all checked: errors name each bad parameter."""
         start, end = f.date_range()
-        currency = f.currency("currency")
+        currency = currency_param(f, "currency")
         for name, value in (("start_date", start), ("end_date", end)):
             if value is not None and not MIN_DATE <= value <= max_date():
                 f.errors.append(f"{name}: {DATE_RANGE_MESSAGE}")
