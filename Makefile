@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-$(shell cksum requirements.txt | cut -d' ' -f1)
 PG_URL ?= postgres://postgres@127.0.0.1:5432/test
 BIND ?= 127.0.0.1:8000
 
-.PHONY: install run test test-sqlite test-postgres lint format bench fuzz fake-lunchflow fake-simplefin
+.PHONY: install run test test-sqlite test-postgres lint format bench fuzz fake-lunchflow fake-simplefin fake-ecb
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -54,3 +54,6 @@ fake-lunchflow: install
 
 fake-simplefin: install
 	$(PY) -m providers.testing.simplefin_demo
+
+fake-ecb: install
+	$(PY) -m providers.testing.ecb_server --port 8767

@@ -9,6 +9,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.routers import SimpleRouter
 
 from finance.views import register as register_finance
+from finance.views import report_urls as finance_report_urls
 from imports.views import register as register_imports
 from providers.views import register as register_providers
 from trades.views import register as register_trades
@@ -35,5 +36,6 @@ urlpatterns = [
     path(
         "docs", SpectacularSwaggerView.as_view(url_name="openapi-json", **_public), name="api-docs"
     ),
+    *finance_report_urls(),
     path("", include(router.urls)),
 ]

@@ -5,7 +5,10 @@
   SYNC_INTERVAL_SECONDS (e.g. 30, for demos) replace it.
 - "Settle stuck syncs": every SYNC_SETTLE_INTERVAL_SECONDS (default 300).
 - "Settle stuck imports": every 5 minutes.
-- "Tidy transaction counters" (finance/row_counts.py): every 15 minutes."""
+- "Tidy transaction counters" (finance/row_counts.py): every 15 minutes.
+- "Fetch exchange rates" (the European Central Bank's, finance/fx/fetch.py): daily at
+  FX_SCHEDULE_HOUR:FX_SCHEDULE_MINUTE in Europe/Berlin (the ECB publishes around 16:00 CET on
+  working days), when FX_PROVIDER=ecb."""
 
 from __future__ import annotations
 
@@ -63,4 +66,12 @@ def beat_schedule() -> dict[str, dict]:
             "options": {"expires": 600},
         },
     }
+    if settings.FX_PROVIDER == "ecb":
+        fx_every = crontab(minute=settings.FX_SCHEDULE_MINUTE, hour=settings.FX_SCHEDULE_HOUR)
+        fx_every.tz = ZoneInfo("Europe/Berlin")
+        schedule_["Fetch exchange rates"] = {
+            "task": "finance.fetch_exchange_rates",
+            "schedule": fx_every,
+            "options": {"expires": 3600},
+        }
     return schedule_

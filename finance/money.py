@@ -9,6 +9,11 @@ from finance.currencies import minor_units
 _QUANTS = {n: Decimal(1).scaleb(-n) for n in range(0, 5)}
 
 
+def minor_unit(currency: str) -> Decimal:
+    """The currency's smallest amount: Decimal("0.01"), Decimal("1") for JPY."""
+    return _QUANTS[minor_units(currency)]
+
+
 def quantize(amount: Decimal, currency: str) -> Decimal:
     return amount.quantize(_QUANTS[minor_units(currency)], rounding=ROUND_HALF_EVEN)
 

@@ -18,6 +18,7 @@ from finance.models import (
     Account,
     ApiKey,
     Category,
+    ExchangeRate,
     Family,
     Merchant,
     RejectedTransfer,
@@ -67,6 +68,10 @@ RECORD_FACTORIES: dict[type[models.Model], Callable[[Family], models.Model]] = {
     Transfer: _transfer,
     RejectedTransfer: _rejected,
     ApiKey: _api_key,
+    # a household's own rate; system rates have no household
+    ExchangeRate: lambda family: ExchangeRate.objects.create(
+        family=family, date="2024-05-01", from_currency="EUR", to_currency="USD", rate="1.1"
+    ),
 }
 NOT_HOUSEHOLD_RECORDS = {Family, User}
 

@@ -249,6 +249,15 @@ SYNC_SETTLE_INTERVAL_SECONDS = env_positive_int("SYNC_SETTLE_INTERVAL_SECONDS", 
 SYNC_SCHEDULE_CRON = env.str("SYNC_SCHEDULE_CRON", default="")
 SYNC_INTERVAL_SECONDS = env_int("SYNC_INTERVAL_SECONDS", 0, minimum=0, maximum=604800)
 
+# --- Exchange rates ----------------------------------------------------------------------------
+# System rates: the European Central Bank's euro reference rates, fetched daily by beat
+# ("none": no system rates are fetched; households can still post their own).
+FX_PROVIDER = env_choice("FX_PROVIDER", ("ecb", "none"), "ecb")
+FX_BASE_URL = env.str("FX_BASE_URL", default="https://www.ecb.europa.eu/stats/eurofxref")
+# The ECB publishes around 16:00 CET on working days; fetched at this time in Europe/Berlin.
+FX_SCHEDULE_HOUR = env.int("FX_SCHEDULE_HOUR", default=16)
+FX_SCHEDULE_MINUTE = env.int("FX_SCHEDULE_MINUTE", default=30)
+
 # --- Security (production values when DEBUG is off) ---------------------------------------------
 SESSION_COOKIE_HTTPONLY = True
 SECURE_CONTENT_TYPE_NOSNIFF = True

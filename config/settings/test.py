@@ -15,3 +15,5 @@ API_RATE_LIMIT = 100_000
 # The fake provider servers listen on 127.0.0.1; tests of the refusal turn this off.
 PROVIDER_ALLOW_PRIVATE_URLS = True
 WHITENOISE_AUTOREFRESH = True
+# Never the real European Central Bank from a test: tests start a fake one (port 9: discard).
+FX_BASE_URL = "http://127.0.0.1:9/stats/eurofxref"

@@ -1,4 +1,5 @@
 from finance.models.counts import TransactionCount
+from finance.models.fx import ExchangeRate
 from finance.models.household import ApiKey, Family, User
 from finance.models.ledger import (
     Account,
@@ -17,6 +18,7 @@ __all__ = [
     "AccountBalance",
     "ApiKey",
     "Category",
+    "ExchangeRate",
     "Family",
     "Merchant",
     "RejectedTransfer",

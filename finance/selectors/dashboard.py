@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import datetime as dt
 import zoneinfo
-from collections import defaultdict
 from decimal import Decimal
 from typing import Any
 
 from django.apps import apps
-from django.db.models import Sum
 from django.utils import timezone
 
-from finance.models import Account, AccountBalance, Family, Transaction
+from finance.ledger import account_balance_series as ledger_series
+from finance.models import Account, Family
+from finance.selectors.cash_flow import CashFlow, cash_flow
+from finance.selectors.net_worth import NetWorth, net_worth
 
 NET_WORTH_DAYS = 180
-SPENDING_KINDS = (Transaction.Kind.STANDARD, Transaction.Kind.ONE_TIME)
 
 
 def family_today(family: Family) -> dt.date:
@@ -30,67 +30,31 @@ def family_today(family: Family) -> dt.date:
 def account_balance_series(
     *, account: Account, start: dt.date, end: dt.date
 ) -> list[tuple[dt.date, Decimal]]:
-    """Daily balances of one account over [start, end], carried forward over days with no row."""
-    rows = list(
-        AccountBalance.objects.filter(account=account, date__lte=end)
-        .filter(date__gte=start)
-        .order_by("date")
-        .values_list("date", "balance")
-    )
-    before = (
-        AccountBalance.objects.filter(account=account, date__lt=start)
-        .order_by("-date")
-        .values_list("balance", flat=True)
-        .first()
-    )
-    by_day = dict(rows)
-    current = before
-    out = []
-    day = start
-    while day <= end:
-        if day in by_day:
-            current = by_day[day]
-        if current is not None:
-            out.append((day, current))
-        day += dt.timedelta(days=1)
-    if not out:
-        out = [(end, account.balance)]
-    return out
+    """Daily balances of one account over [start, end] (the ledger's series); an account with
+    no history shows its current balance on the last day."""
+    return ledger_series(account=account, start_date=start, end_date=end) or [
+        (end, account.balance)
+    ]
 
 
-def net_worth_series(
-    *, family: Family, days: int = NET_WORTH_DAYS
-) -> list[tuple[dt.date, Decimal]]:
-    """Assets minus liabilities per day, over the household's accounts in its own currency."""
+def net_worth_report(*, family: Family, days: int = NET_WORTH_DAYS) -> NetWorth:
+    """The last `days` days of net worth in the household's currency (selectors/net_worth.py:
+    every account converted at each day's rate; those without one named, never counted 1:1)."""
     end = family_today(family)
     start = end - dt.timedelta(days=days - 1)
-    totals: dict[dt.date, Decimal] = defaultdict(Decimal)
-    accounts = Account.objects.filter(family=family, currency=family.currency).exclude(
-        status__in=[Account.Status.DISABLED, Account.Status.PENDING_DELETION]
-    )
-    for account in accounts:
-        sign = -1 if account.classification == "liability" else 1
-        for day, balance in account_balance_series(account=account, start=start, end=end):
-            totals[day] += sign * balance
-    return sorted(totals.items())
+    return net_worth(family=family, start=start, end=end, currency=family.currency)
 
 
-def spending_by_category(*, family: Family) -> list[tuple[str, Decimal]]:
+def spending_report(*, family: Family) -> CashFlow:
+    """This month so far, in the household's currency (selectors/cash_flow.py)."""
     today = family_today(family)
-    rows = (
-        Transaction.objects.filter(
-            family=family,
-            currency=family.currency,
-            date__gte=today.replace(day=1),
-            date__lte=today,
-            amount__gt=0,
-            excluded=False,
-            kind__in=SPENDING_KINDS,
-        )
-        .values("category__name")
-        .annotate(total=Sum("amount"))
+    return cash_flow(
+        family=family,
+        start=today.replace(day=1),
+        end=today,
+        interval="month",
+        currency=family.currency,
     )
-    return [(row["category__name"] or "Uncategorised", row["total"]) for row in rows]
 
 
 def _recent(app_label: str, model_name: str, family: Family, limit: int = 5) -> list[Any]:
@@ -111,16 +75,25 @@ def _recent(app_label: str, model_name: str, family: Family, limit: int = 5) -> 
 
 
 def dashboard_context(*, family: Family) -> dict[str, Any]:
-    accounts = list(
-        Account.objects.filter(family=family)
-        .exclude(status__in=[Account.Status.DISABLED, Account.Status.PENDING_DELETION])
-        .order_by("account_type", "name")
-    )
+    worth = net_worth_report(family=family)
+    accounts = []
+    for row in sorted(worth.accounts, key=lambda w: (w.account.account_type, w.account.name)):
+        # In the household's currency (None: no usable rate); the page shows the original too.
+        row.account.converted_balance = row.converted_balance
+        accounts.append(row.account)
+    spending = spending_report(family=family)
     return {
         "family": family,
         "accounts": accounts,
-        "net_worth": net_worth_series(family=family),
-        "spending": spending_by_category(family=family),
+        "net_worth": [(day.date, day.net_worth) for day in worth.series],
+        "net_worth_missing": worth.missing_rates,
+        "spending": [
+            (flow.name, flow.expense)
+            for period in spending.periods
+            for flow in period.sorted_categories()
+            if flow.expense
+        ],
+        "spending_missing": spending.missing_rates,
         "recent_syncs": _recent("providers", "Sync", family),
         "recent_imports": _recent("imports", "Import", family),
     }

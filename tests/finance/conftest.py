@@ -1,0 +1,1 @@
+from tests.finance.fx_helpers import ecb  # noqa: F401  (fixture)
