@@ -1,6 +1,7 @@
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
+# The runtime lock only: test and development tools are in requirements-dev.txt.
 COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt
 COPY . .
