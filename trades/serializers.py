@@ -10,6 +10,7 @@ from rest_framework import serializers
 from finance.currencies import minor_units
 from finance.money import format_amount
 from finance.serializers.fields import (
+    NOTES_MAX_LENGTH,
     AmountField,
     CurrencyField,
     StrictDateField,
@@ -55,7 +56,9 @@ class TradeCreateFieldsSerializer(serializers.Serializer):
     category_id = serializers.UUIDField(required=False, allow_null=True)
     transfer_account_id = serializers.UUIDField(required=False, allow_null=True)
     name = serializers.CharField(max_length=255, required=False, allow_blank=False)
-    notes = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+    notes = serializers.CharField(
+        max_length=NOTES_MAX_LENGTH, required=False, allow_null=True, allow_blank=True
+    )
 
     class Meta:
         ref_name = "TradeCreateFields"
@@ -73,7 +76,9 @@ class TradeUpdateFieldsSerializer(serializers.Serializer):
     qty = AmountField(decimal_places=QTY_PLACES, required=False)
     price = AmountField(decimal_places=QTY_PLACES, required=False)
     name = serializers.CharField(max_length=255, required=False, allow_blank=False)
-    notes = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+    notes = serializers.CharField(
+        max_length=NOTES_MAX_LENGTH, required=False, allow_null=True, allow_blank=True
+    )
     currency = CurrencyField(required=False)
     investment_activity_label = serializers.ChoiceField(
         choices=INVESTMENT_ACTIVITY_LABELS, required=False

@@ -130,14 +130,17 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(DATA_DIR / "media")))
 
-# --- Caches (rate limiting counters). Redis when CACHE_URL is set. ---------------------------
+# --- Cache: the rate limit's and the login lockout's counters, shared by every process ------
+# Files under DATA_DIR by default (config/cache.py says why not the database); Redis (or any
+# Django cache URL) when CACHE_URL is set.
 if "CACHE_URL" in env:
     CACHES = {"default": env.cache("CACHE_URL")}
 else:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "LOCATION": "finance",
+            "BACKEND": "config.cache.SharedFileCache",
+            "LOCATION": str(DATA_DIR / "cache"),
+            "OPTIONS": {"MAX_ENTRIES": 10_000},
         }
     }
 
@@ -160,11 +163,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["finance.api.permissions.HasApiKeyScope"],
     "DEFAULT_THROTTLE_CLASSES": ["finance.api.throttling.ApiKeyRateThrottle"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": [
-        "finance.api.parsers.JSONObjectParser",
-        "rest_framework.parsers.MultiPartParser",
-        "rest_framework.parsers.FormParser",
-    ],
+    # JSON only; the import upload adds multipart/form-data for its file (imports/views.py).
+    "DEFAULT_PARSER_CLASSES": ["finance.api.parsers.JSONObjectParser"],
     "DEFAULT_PAGINATION_CLASS": "finance.api.pagination.PageNumberPagination",
     "PAGE_SIZE": 25,
     "EXCEPTION_HANDLER": "finance.api.errors.exception_handler",

@@ -15,6 +15,8 @@ from finance.currencies import is_currency
 
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 MAX_AMOUNT = Decimal("999999999999999.9999")
+# Free text with no column limit (transaction and trade notes) is still bounded in a request.
+NOTES_MAX_LENGTH = 10_000
 
 
 def iso_utc(value: dt.datetime | None) -> str | None:

@@ -29,6 +29,8 @@ class Command(BaseCommand):
             python,
             "-m",
             "gunicorn",
+            "--config",
+            "python:config.gunicorn",
             "config.wsgi:application",
             "--bind",
             bind,
