@@ -1,10 +1,12 @@
 """The embedded default cache: files under DATA_DIR that every process of the service shares.
 
-The API rate limit and the admin login lockout count with `cache.add` + `cache.incr`. Django's
-file cache makes both a read then a write, so two gunicorn workers could each read 41 and both
-write 42. Here both run under one exclusive lock file (`flock`), which makes each a single step
-for every process on the host; a reader never sees a half-written entry because an entry is
-written to a temporary file and renamed over the old one.
+The API rate limit and the admin login lockout count with `cache.incr` (and `cache.add` for a
+counter's first hit). Django's file cache makes each a read then a write, so two gunicorn
+workers could both read 41 and both write 42. Here every operation holds one lock file
+(`flock`: exclusive to write, shared to read), which makes each a single step for every process
+and thread on the host. Holding it, a counter is rewritten in place: the usual write to a
+temporary file and rename over the old one (there so readers never see half an entry) costs
+ext4 a data flush per rename, which no reader needs when readers take the lock.
 
 Why files and not Django's database cache: on SQLite every API request, reads included, would
 become a write transaction for its counter, queueing behind the one writer SQLite allows (an
@@ -18,12 +20,11 @@ from __future__ import annotations
 import os
 import pickle
 import random
-import tempfile
 import time
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, BinaryIO
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.filebased import FileBasedCache
@@ -34,14 +35,48 @@ LOCK_NAME = ".lock"
 
 class SharedFileCache(FileBasedCache):
     @contextmanager
-    def _exclusive(self) -> Iterator[None]:
+    def _locked(self, mode: int) -> Iterator[None]:
         self._createdir()
         with open(os.path.join(self._dir, LOCK_NAME), "ab") as handle:
-            locks.lock(handle, locks.LOCK_EX)
+            locks.lock(handle, mode)
             try:
                 yield
             finally:
                 locks.unlock(handle)
+
+    # Reads take the lock shared; everything that writes takes it exclusive. The parent's
+    # methods run inside, unlocked (a second flock from this process would wait on the first).
+    def get(self, key: str, default: Any = None, version: int | None = None) -> Any:
+        with self._locked(locks.LOCK_SH):
+            return super().get(key, default, version)
+
+    def has_key(self, key: str, version: int | None = None) -> bool:
+        with self._locked(locks.LOCK_SH):
+            return super().has_key(key, version)
+
+    def set(
+        self,
+        key: str,
+        value: Any,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        version: int | None = None,
+    ) -> None:
+        with self._locked(locks.LOCK_EX):
+            super().set(key, value, timeout, version)
+
+    def touch(
+        self, key: str, timeout: float | None = DEFAULT_TIMEOUT, version: int | None = None
+    ) -> bool:
+        with self._locked(locks.LOCK_EX):
+            return super().touch(key, timeout, version)
+
+    def delete(self, key: str, version: int | None = None) -> bool:
+        with self._locked(locks.LOCK_EX):
+            return super().delete(key, version)
+
+    def clear(self) -> None:
+        with self._locked(locks.LOCK_EX):
+            super().clear()
 
     def add(
         self,
@@ -50,40 +85,36 @@ class SharedFileCache(FileBasedCache):
         timeout: float | None = DEFAULT_TIMEOUT,
         version: int | None = None,
     ) -> bool:
-        with self._exclusive():
-            if self.has_key(key, version):
+        with self._locked(locks.LOCK_EX):
+            if super().has_key(key, version):
                 return False
             self._cull()
-            self._replace(self._key_to_file(key, version), self.get_backend_timeout(timeout), value)
+            with open(self._key_to_file(key, version), "wb") as handle:
+                self._write_entry(handle, self.get_backend_timeout(timeout), value)
             return True
 
     def incr(self, key: str, delta: int = 1, version: int | None = None) -> int:
         fname = self._key_to_file(key, version)
-        with self._exclusive():
+        with self._locked(locks.LOCK_EX):
             try:  # entries are written only by this service, in its own 0700 directory
-                with open(fname, "rb") as handle:
+                with open(fname, "r+b") as handle:
                     expiry = pickle.load(handle)  # noqa: S301
                     value = pickle.loads(zlib.decompress(handle.read()))  # noqa: S301
+                    if expiry is None or expiry >= time.time():
+                        value += delta
+                        handle.seek(0)
+                        self._write_entry(handle, expiry, value)
+                        handle.truncate()
+                        return value
             except (FileNotFoundError, EOFError):
-                raise ValueError(f"Key '{key}' not found") from None
-            if expiry is not None and expiry < time.time():
-                self._delete(fname)
-                raise ValueError(f"Key '{key}' not found")
-            value += delta
-            self._replace(fname, expiry, value)
-            return value
+                pass
+            else:
+                self._delete(fname)  # expired
+            raise ValueError(f"Key '{key}' not found")
 
-    def _replace(self, fname: str, expiry: float | None, value: Any) -> None:
-        fd, tmp_path = tempfile.mkstemp(dir=self._dir)
-        try:
-            with open(fd, "wb") as handle:
-                handle.write(pickle.dumps(expiry, self.pickle_protocol))
-                handle.write(zlib.compress(pickle.dumps(value, self.pickle_protocol)))
-            os.replace(tmp_path, fname)
-        except BaseException:
-            if os.path.exists(tmp_path):
-                os.remove(tmp_path)
-            raise
+    def _write_entry(self, handle: BinaryIO, expiry: float | None, value: Any) -> None:
+        handle.write(pickle.dumps(expiry, self.pickle_protocol))
+        handle.write(zlib.compress(pickle.dumps(value, self.pickle_protocol)))
 
     def _cull(self) -> None:
         """Expired entries go first (a rate-limit window's counter is never read again once the

@@ -276,3 +276,29 @@ def test_the_default_cache_is_the_shared_file_cache_under_data_dir(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["config.cache.SharedFileCache", str(tmp_path / "cache")]
+
+
+def test_the_shared_file_cache_keeps_django_cache_semantics(tmp_path):
+    from config.cache import SharedFileCache
+
+    cache = SharedFileCache(str(tmp_path), {"OPTIONS": {"MAX_ENTRIES": 3}})
+    assert cache.add("a", 1, timeout=60) and not cache.add("a", 5, timeout=60)
+    assert cache.incr("a") == 2 and cache.incr("a", 3) == 5 and cache.get("a") == 5
+    with pytest.raises(ValueError):
+        cache.incr("missing")
+    cache.set("b", {"nested": [1, 2]}, timeout=60)
+    assert cache.get("b") == {"nested": [1, 2]} and cache.has_key("b")
+    for key in ("x", "y"):  # written already expired
+        cache.add(key, 1, timeout=0)
+    with pytest.raises(ValueError):
+        cache.incr("x")
+    assert not cache.has_key("y") and cache.get("y", "default") == "default"
+    cache.add("old-1", 1, timeout=0)
+    cache.add("old-2", 1, timeout=0)
+    # Full: the next new entry makes room by dropping the expired entries, not live counters.
+    assert cache.add("c", 1, timeout=60)
+    assert [cache.get(k) for k in ("a", "b", "c")] == [5, {"nested": [1, 2]}, 1]
+    assert len(list(tmp_path.glob("*.djcache"))) == 3
+    assert cache.delete("a") and cache.get("a") is None
+    cache.clear()
+    assert list(tmp_path.glob("*.djcache")) == []
