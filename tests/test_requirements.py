@@ -10,7 +10,9 @@ from importlib.metadata import packages_distributions
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RUNTIME_PACKAGES = ("config", "finance", "imports", "providers", "trades")
+LOCAL_PACKAGES = {p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file()}
+# The service's own packages: every local one but the tests and the benchmarks.
+RUNTIME_PACKAGES = sorted(LOCAL_PACKAGES - {"tests", "bench"})
 # Loaded by pytest only (`-p providers.testing.simplefin_pytest`), never by the service.
 TEST_ONLY_MODULES = {ROOT / "providers" / "testing" / "simplefin_pytest.py"}
 
@@ -51,11 +53,7 @@ def test_every_package_the_service_imports_is_in_the_runtime_lock():
     owners = packages_distributions()
     missing = []
     for module, paths in imported_top_level_modules().items():
-        if (
-            module in sys.stdlib_module_names
-            or module in RUNTIME_PACKAGES
-            or module == "__future__"
-        ):
+        if module in sys.stdlib_module_names or module in LOCAL_PACKAGES or module == "__future__":
             continue
         dists = owners.get(module)
         assert dists, f"{module} (imported by {sorted(map(str, paths))[0]}) is not installed"
