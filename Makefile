@@ -3,15 +3,17 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cksum requirements.txt | cut -d' ' -f1)
+# One venv for running and testing: the runtime lock plus the development lock (the Docker
+# image installs the runtime lock alone). The stamp changes when either file does.
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | cksum | cut -d' ' -f1)
 PG_URL ?= postgres://postgres@127.0.0.1:5432/test
 BIND ?= 127.0.0.1:8000
 
 .PHONY: install run test test-sqlite test-postgres lint format bench fuzz fake-lunchflow fake-simplefin fake-ecb
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 

@@ -1,5 +1,5 @@
 """The project's admin site: the household's interface. Logins are throttled per client
-address and per email after repeated failures."""
+address and per email after repeated failures, counted across every process (`config.cache`)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from django.core.cache import cache
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+
+from config.cache import count_hit
 
 LOGIN_FAILURE_LIMIT = 5
 LOGIN_FAILURE_WINDOW = 15 * 60  # seconds
@@ -40,11 +42,7 @@ def _count_login_failure(
     if request is None:
         return
     for key in _keys(request, credentials.get("username") or credentials.get("email")):
-        cache.add(key, 0, timeout=LOGIN_FAILURE_WINDOW)
-        try:
-            cache.incr(key)
-        except ValueError:
-            cache.set(key, 1, timeout=LOGIN_FAILURE_WINDOW)
+        count_hit(key, timeout=LOGIN_FAILURE_WINDOW)
 
 
 class FinanceAdminSite(admin.AdminSite):

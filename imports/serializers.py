@@ -24,16 +24,17 @@ STAT_KEYS = (
     "skipped_rows_count",
     "rows_processed",
 )
-READBACK_KEYS = (
-    "checked_at",
+# The readback's object fields are objects from the start ({} before a verification), as in
+# the reference schema; checked_at and error are null until a check sets them.
+READBACK_OBJECTS = (
     "expected_record_counts",
     "before_counts",
     "after_counts",
     "actual_delta_counts",
     "checked_counts",
     "mismatches",
-    "error",
 )
+READBACK_VALUES = ("checked_at", "error")
 
 
 def import_representation(imp: Import) -> dict[str, Any]:
@@ -75,7 +76,8 @@ def import_representation(imp: Import) -> dict[str, Any]:
             "expected_record_counts": verification.get("expected_record_counts") or {},
             "readback": {
                 "status": readback.get("status", "not_verified"),
-                **{key: readback.get(key) for key in READBACK_KEYS},
+                **{key: readback.get(key) for key in READBACK_VALUES},
+                **{key: readback.get(key) or {} for key in READBACK_OBJECTS},
             },
         },
     }
@@ -161,14 +163,12 @@ _COUNTS = serializers.DictField(child=serializers.IntegerField())
 class ReadbackSerializer(serializers.Serializer):
     status = serializers.CharField(help_text="not_verified, matched, mismatch, failed, reverted")
     checked_at = serializers.CharField(allow_null=True)
-    expected_record_counts = serializers.DictField(
-        child=serializers.IntegerField(), allow_null=True
-    )
-    before_counts = serializers.DictField(child=serializers.IntegerField(), allow_null=True)
-    after_counts = serializers.DictField(child=serializers.IntegerField(), allow_null=True)
-    actual_delta_counts = serializers.DictField(child=serializers.IntegerField(), allow_null=True)
-    checked_counts = serializers.DictField(child=serializers.IntegerField(), allow_null=True)
-    mismatches = serializers.DictField(allow_null=True)
+    expected_record_counts = serializers.DictField(child=serializers.IntegerField())
+    before_counts = serializers.DictField(child=serializers.IntegerField())
+    after_counts = serializers.DictField(child=serializers.IntegerField())
+    actual_delta_counts = serializers.DictField(child=serializers.IntegerField())
+    checked_counts = serializers.DictField(child=serializers.IntegerField())
+    mismatches = serializers.DictField()
     error = serializers.CharField(allow_null=True)
 
 
@@ -257,7 +257,7 @@ class ImportRowEnvelopeSerializer(serializers.Serializer):
     data = ImportRowSerializer()
 
 
-@extend_schema_field({"type": "string", "description": "category, tag or account"})
+@extend_schema_field({"type": "string", "maxLength": 16, "description": "category, tag or account"})
 class MappingKindField(serializers.ChoiceField):
     """Inline enum: a component named after `kind` would collide with transaction kinds."""
 
@@ -296,7 +296,7 @@ class ImportCreateRequestSerializer(serializers.Serializer):
     )
     account_id = serializers.UUIDField(required=False, allow_null=True)
     publish = BooleanText(required=False, default=False)
-    type = serializers.CharField(required=False, help_text="TransactionImport")
+    type = serializers.CharField(max_length=32, required=False, help_text="TransactionImport")
 
     def validate_type(self, value: str) -> str:
         if value not in Import.Type.values:
@@ -305,7 +305,9 @@ class ImportCreateRequestSerializer(serializers.Serializer):
 
     locals().update(
         {
-            k: serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+            k: serializers.CharField(
+                max_length=255, required=False, allow_blank=True, trim_whitespace=False
+            )
             for k in CONFIG_KEYS
         }
     )
@@ -323,7 +325,9 @@ class ImportUpdateRequestSerializer(serializers.Serializer):
     account_id = serializers.UUIDField(required=False, allow_null=True)
     locals().update(
         {
-            k: serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+            k: serializers.CharField(
+                max_length=255, required=False, allow_blank=True, trim_whitespace=False
+            )
             for k in CONFIG_KEYS
         }
     )
@@ -332,7 +336,9 @@ class ImportUpdateRequestSerializer(serializers.Serializer):
 class MappingChangeSerializer(serializers.Serializer):
     id = serializers.UUIDField(required=False)
     kind = MappingKindField(required=False)
-    value = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    value = serializers.CharField(
+        max_length=255, required=False, allow_blank=True, trim_whitespace=False
+    )
     target_id = serializers.UUIDField(required=False, allow_null=True)
     create_new = serializers.BooleanField(required=False)
 

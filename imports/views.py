@@ -10,11 +10,13 @@ from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
+from rest_framework.parsers import BaseParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
 from finance.api.errors import ApiError, ValidationFailed
+from finance.api.parsers import JSONObjectParser
 from finance.api.viewsets import FamilyViewSet
 from finance.models import Account
 from imports.models import Import, ImportRow
@@ -64,6 +66,14 @@ class ImportViewSet(FamilyViewSet):
 
     def get_queryset(self) -> QuerySet[Import]:
         return Import.objects.filter(family=self.family).select_related("family")
+
+    def get_parsers(self) -> list[BaseParser]:
+        """The upload takes its file as multipart/form-data too; everything else is JSON only.
+        DRF builds the parsers before it sets `action`, hence the method lookup."""
+        action = getattr(self, "action", None) or self.action_map.get(self.request.method.lower())
+        if action == "create":
+            return [JSONObjectParser(), MultiPartParser()]
+        return super().get_parsers()
 
     def _account(self, account_id: Any) -> Account | None:
         if account_id is None:

@@ -45,9 +45,9 @@ class ProviderConnectionSerializer(serializers.ModelSerializer):
 
 
 class ConnectionCreateRequestSerializer(serializers.Serializer):
-    provider = serializers.CharField()
-    api_key = serializers.CharField(required=False, write_only=True)
-    setup_token = serializers.CharField(required=False, write_only=True)
+    provider = serializers.CharField(max_length=64)
+    api_key = serializers.CharField(max_length=1024, required=False, write_only=True)
+    setup_token = serializers.CharField(max_length=2048, required=False, write_only=True)
     connection_id = serializers.UUIDField(
         required=False,
         allow_null=True,

@@ -11,6 +11,7 @@ from core.bounds import MAX_QUANTITY
 from finance.currencies import minor_units
 from finance.money import format_amount
 from finance.serializers.fields import (
+    NOTES_MAX_LENGTH,
     AmountField,
     CurrencyField,
     StrictDateField,
@@ -56,7 +57,9 @@ class TradeCreateFieldsSerializer(serializers.Serializer):
     category_id = serializers.UUIDField(required=False, allow_null=True)
     transfer_account_id = serializers.UUIDField(required=False, allow_null=True)
     name = serializers.CharField(max_length=255, required=False, allow_blank=False)
-    notes = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+    notes = serializers.CharField(
+        max_length=NOTES_MAX_LENGTH, required=False, allow_null=True, allow_blank=True
+    )
 
     class Meta:
         ref_name = "TradeCreateFields"
@@ -74,7 +77,9 @@ class TradeUpdateFieldsSerializer(serializers.Serializer):
     qty = AmountField(decimal_places=QTY_PLACES, limit=MAX_QUANTITY, required=False)
     price = AmountField(decimal_places=QTY_PLACES, limit=MAX_QUANTITY, required=False)
     name = serializers.CharField(max_length=255, required=False, allow_blank=False)
-    notes = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+    notes = serializers.CharField(
+        max_length=NOTES_MAX_LENGTH, required=False, allow_null=True, allow_blank=True
+    )
     currency = CurrencyField(required=False)
     investment_activity_label = serializers.ChoiceField(
         choices=INVESTMENT_ACTIVITY_LABELS, required=False

@@ -32,7 +32,8 @@ def gunicorn_start() -> tuple[subprocess.Popen, str]:
     workers = os.cpu_count() or 1
     proc = subprocess.Popen(
         [
-            sys.executable, "-m", "gunicorn", "config.wsgi:application",
+            sys.executable, "-m", "gunicorn", "--config", "python:config.gunicorn",
+            "config.wsgi:application",
             "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
             "--log-level", "warning", "--timeout", "120",
         ],

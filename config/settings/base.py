@@ -138,14 +138,17 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(DATA_DIR / "media")))
 
-# --- Caches (rate limiting counters). Redis when CACHE_URL is set. ---------------------------
+# --- Cache: the rate limit's and the login lockout's counters, shared by every process ------
+# Files under DATA_DIR by default (config/cache.py says why not the database); Redis (or any
+# Django cache URL) when CACHE_URL is set.
 if "CACHE_URL" in env:
     CACHES = {"default": env.cache("CACHE_URL")}
 else:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "LOCATION": "finance",
+            "BACKEND": "config.cache.SharedFileCache",
+            "LOCATION": str(DATA_DIR / "cache"),
+            "OPTIONS": {"MAX_ENTRIES": 10_000},
         }
     }
 
@@ -168,11 +171,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["finance.api.permissions.HasApiKeyScope"],
     "DEFAULT_THROTTLE_CLASSES": ["finance.api.throttling.ApiKeyRateThrottle"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": [
-        "finance.api.parsers.JSONObjectParser",
-        "rest_framework.parsers.MultiPartParser",
-        "rest_framework.parsers.FormParser",
-    ],
+    # JSON only; the import upload adds multipart/form-data for its file (imports/views.py).
+    "DEFAULT_PARSER_CLASSES": ["finance.api.parsers.JSONObjectParser"],
     "DEFAULT_PAGINATION_CLASS": "finance.api.pagination.PageNumberPagination",
     "PAGE_SIZE": 25,
     "EXCEPTION_HANDLER": "finance.api.errors.exception_handler",
@@ -206,12 +206,18 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
 if CELERY_BROKER_URL == "filesystem://":
     _broker_dir = DATA_DIR / "broker"
+    # Every folder under DATA_DIR (kombu's control folder defaults to ./control, relative to
+    # whatever directory a process was started from), created here for every process that
+    # publishes or consumes: kombu makes the control folder without its parents.
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
+    for _sub in ("queue", "processed", "control"):
+        (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_IGNORE_RESULT = True

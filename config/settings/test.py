@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
+
 from config.settings.base import *  # noqa: F403
+from config.settings.base import CACHES
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True
@@ -17,3 +22,10 @@ PROVIDER_ALLOW_PRIVATE_URLS = True
 WHITENOISE_AUTOREFRESH = True
 # Never the real European Central Bank from a test: tests start a fake one (port 9: discard).
 FX_BASE_URL = "http://127.0.0.1:9/stats/eurofxref"
+
+
+# The shared file cache, in a directory of this test process's own: parallel test processes
+# (and earlier runs) must not see each other's rate-limit and login-failure counters.
+if CACHES["default"]["BACKEND"] == "config.cache.SharedFileCache":
+    CACHES["default"]["LOCATION"] = tempfile.mkdtemp(prefix="pf-test-cache-")
+    atexit.register(shutil.rmtree, CACHES["default"]["LOCATION"], ignore_errors=True)

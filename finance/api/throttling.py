@@ -1,13 +1,15 @@
-"""A fixed-window rate limit per API key, with X-RateLimit-* headers on every response."""
+"""A fixed-window rate limit per API key, with X-RateLimit-* headers on every response. The
+count is shared by every process of the service (`config.cache`)."""
 
 from __future__ import annotations
 
 import time
 
 from django.conf import settings
-from django.core.cache import cache
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
+
+from config.cache import count_hit
 
 
 class ApiKeyRateThrottle(BaseThrottle):
@@ -20,13 +22,7 @@ class ApiKeyRateThrottle(BaseThrottle):
         now = time.time()
         window_start = int(now // window) * window
         reset = window_start + window
-        cache_key = f"rl:{key.pk}:{window_start}"
-        cache.add(cache_key, 0, timeout=window + 5)
-        try:
-            count = cache.incr(cache_key)
-        except ValueError:  # evicted between add and incr
-            cache.set(cache_key, 1, timeout=window + 5)
-            count = 1
+        count = count_hit(f"rl:{key.pk}:{window_start}", timeout=window + 5)
         self._wait = max(1, int(reset - now + 0.999))
         request.rate_limit = {
             "limit": limit,

@@ -19,7 +19,7 @@ from rest_framework import serializers
 
 from core.bounds import date_problem
 from finance.currencies import is_currency
-from finance.serializers.fields import AmountField, parse_strict_date
+from finance.serializers.fields import NOTES_MAX_LENGTH, AmountField, parse_strict_date
 
 _AMOUNT = AmountField()
 
@@ -112,7 +112,7 @@ _FIELDS: tuple[tuple[str, Callable[[Any], Any], bool, bool], ...] = (
     ("amount", _amount, True, False),
     ("name", _text(255, blank=False), False, False),
     ("description", _text(255, blank=False), False, False),
-    ("notes", _text(None, blank=True), False, True),
+    ("notes", _text(NOTES_MAX_LENGTH, blank=True), False, True),
     ("currency", _currency, False, False),
     ("category_id", _uuid, False, True),
     ("merchant_id", _uuid, False, True),

@@ -14,6 +14,8 @@ from core.bounds import MAX_AMOUNT, amount_problem, date_problem, to_decimal
 from core.formats import parse_strict_date
 from finance.currencies import is_currency
 
+# Free text with no column limit (transaction and trade notes) is still bounded in a request.
+NOTES_MAX_LENGTH = 10_000
 
 def iso_utc(value: dt.datetime | None) -> str | None:
     if value is None:

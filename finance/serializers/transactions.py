@@ -11,6 +11,7 @@ from finance.models import Transaction
 from finance.money import format_amount, to_minor_units
 from finance.serializers.fast import transaction_fields_fast
 from finance.serializers.fields import (
+    NOTES_MAX_LENGTH,
     AmountField,
     CurrencyField,
     StrictDateField,
@@ -44,7 +45,9 @@ class TransactionFieldsSerializer(serializers.Serializer):
     amount = AmountField()
     name = serializers.CharField(max_length=255, required=False, allow_blank=False)
     description = serializers.CharField(max_length=255, required=False, allow_blank=False)
-    notes = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+    notes = serializers.CharField(
+        max_length=NOTES_MAX_LENGTH, required=False, allow_null=True, allow_blank=True
+    )
     currency = CurrencyField(required=False)
     category_id = serializers.UUIDField(required=False, allow_null=True)
     merchant_id = serializers.UUIDField(required=False, allow_null=True)

@@ -17,8 +17,8 @@ from providers.simplefin.setup import connection_reconnect
 
 
 class ConnectionReconnectRequestSerializer(serializers.Serializer):
-    setup_token = serializers.CharField(required=False, write_only=True)
-    api_key = serializers.CharField(required=False, write_only=True)
+    setup_token = serializers.CharField(max_length=2048, required=False, write_only=True)
+    api_key = serializers.CharField(max_length=1024, required=False, write_only=True)
 
 
 @extend_schema(tags=["Provider connections"])

@@ -32,8 +32,6 @@ def test_beat_fires_in_the_embedded_worker(tmp_path):
         "LUNCHFLOW_BASE_URL": server.base_url,
         "SYNC_INTERVAL_SECONDS": "2",
     }
-    for sub in ("queue", "processed"):
-        (tmp_path / "broker" / sub).mkdir(parents=True)
 
     def manage(*args: str) -> str:
         done = subprocess.run(
@@ -67,8 +65,8 @@ def test_beat_fires_in_the_embedded_worker(tmp_path):
                 "--schedule",
                 str(tmp_path / "beat-schedule"),
             ],
-            cwd=ROOT,
-            env=env,
+            cwd=tmp_path,  # the broker folders must not follow the working directory
+            env={**env, "PYTHONPATH": str(ROOT)},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
@@ -79,6 +77,12 @@ def test_beat_fires_in_the_embedded_worker(tmp_path):
             time.sleep(3)
             completed = int(manage("shell", "-c", COUNT).strip().splitlines()[-1])
         assert completed >= 2, "beat did not fire two scheduled syncs within 90 s"
+        # The broker's exchange tables live under DATA_DIR, not in the directory it started in.
+        assert sorted(p.name for p in (tmp_path / "broker" / "control").iterdir()) == [
+            "celery.exchange",
+            "celery.pidbox.exchange",
+        ]
+        assert not (tmp_path / "control").exists()
     finally:
         if worker is not None:
             os.killpg(worker.pid, signal.SIGTERM)

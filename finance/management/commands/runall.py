@@ -24,14 +24,13 @@ class Command(BaseCommand):
 
     def handle(self, *args: object, bind: str, no_worker: bool, **options: object) -> None:
         python = sys.executable
-        broker_dir = settings.DATA_DIR / "broker"
-        for sub in ("queue", "processed"):
-            (broker_dir / sub).mkdir(parents=True, exist_ok=True)
         procs: list[subprocess.Popen] = []
         web = [
             python,
             "-m",
             "gunicorn",
+            "--config",
+            "python:config.gunicorn",
             "config.wsgi:application",
             "--bind",
             bind,
