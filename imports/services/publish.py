@@ -19,9 +19,11 @@ from finance.models import Account, Category, Tag, Transaction
 from finance.services.fastinsert import fast_insert
 from finance.services.ledger import ledger_changed, merge_account_dates
 from imports.models import Import, ImportMapping, ImportRow
-from imports.services.dedup import IMPORT_SOURCE, import_duplicates_mark
+from imports.services.dedup import import_duplicates_mark
+from imports.services.formats import import_source
 from imports.services.parse import rows_accounts_resolve
 from imports.services.progress import progress_clear, progress_write
+from imports.services.statements import statement_balances_apply
 from imports.services.stats import TO_CREATE, import_stats_refresh
 from imports.services.verify import expected_counts, household_counts, readback, readback_failed
 
@@ -110,6 +112,7 @@ def _targets(imp: Import, kind: str) -> dict[str, uuid.UUID | None]:
 def _write_transactions(imp: Import, on_progress: Any = None) -> dict[uuid.UUID, dt.date]:
     categories = _targets(imp, "category")
     tags = _targets(imp, "tag")
+    source = import_source(imp)
     through = Transaction.tags.through
     dates: dict[uuid.UUID, dt.date] = {}
     rows = ImportRow.objects.filter(TO_CREATE, data_import=imp).order_by("id")
@@ -145,7 +148,7 @@ def _write_transactions(imp: Import, on_progress: Any = None) -> dict[uuid.UUID,
                     name,
                     notes or None,
                     fp,
-                    IMPORT_SOURCE,
+                    source,
                     categories.get(category) if category else None,
                     imp.pk,
                 )
@@ -216,4 +219,5 @@ def import_publish_run(*, import_id: uuid.UUID | str, on_progress: Any = None) -
     for account_id, date in dates.items():
         merge_account_dates(account_dates, account_id, date)
     ledger_changed(family=imp.family, account_dates=account_dates)
+    statement_balances_apply(data_import=imp)
     return check["status"]

@@ -16,6 +16,7 @@ from finance.services.ledger import ledger_changed
 from imports.models import Import, ImportMapping
 from imports.services.dedup import import_duplicates_mark
 from imports.services.parse import rows_accounts_resolve
+from imports.services.statements import statement_balances_restore
 from imports.services.stats import import_stats_refresh
 from imports.services.verify import household_counts
 
@@ -93,6 +94,8 @@ def import_revert_run(*, import_id: uuid.UUID | str) -> str:
                 if not ids:
                     break
                 Transaction.objects.filter(pk__in=ids).delete()
+            for account_id in statement_balances_restore(data_import=imp):
+                account_dates[account_id] = None  # no reported balance left: rebuild
             gone = _delete_created_records(imp)
             verification = dict(imp.verification or {})
             readback = dict(verification.get("readback") or {})
