@@ -3,6 +3,7 @@ the serializer classes describe them for OpenAPI and validate request bodies."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
@@ -75,7 +76,7 @@ def import_representation(imp: Import) -> dict[str, Any]:
         "reported_balances": [
             {
                 "account_id": change["account_id"],
-                "balance": change["balance"],
+                "balance": format_amount(Decimal(change["balance"]), change["currency"]),
                 "as_of": change["at"][:10],
                 "statement": change["statement"],
             }

@@ -137,10 +137,14 @@ def _read(stream: BinaryIO, result: StatementFile, default_currency: str) -> Ite
 def _check_document(el: Any, result: StatementFile) -> None:
     tree = el.getroottree()
     info = tree.docinfo
-    if info.internalDTD is not None or info.externalDTD is not None or info.doctype:
-        raise FormatError(1, "a DOCTYPE (DTD) is refused: a CAMT statement never needs one")
-    result.encoding = (info.encoding or "utf-8").lower()
     root = tree.getroot()
+    if info.internalDTD is not None or info.externalDTD is not None or info.doctype:
+        raise FormatError(
+            root.sourceline,
+            "the DOCTYPE (DTD) before this root element is refused: a CAMT statement never "
+            "needs one, and its entities are not read",
+        )
+    result.encoding = (info.encoding or "utf-8").lower()
     namespace = root.tag.partition("}")[0].lstrip("{") if root.tag.startswith("{") else ""
     match = _NAMESPACE.search(namespace)
     if _local(root) != "Document" or match is None:

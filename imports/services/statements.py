@@ -135,6 +135,7 @@ def statement_balances_apply(*, data_import: Import) -> list[dict[str, Any]]:
                 "account_id": str(account.pk),
                 "statement": statement.number,
                 "balance": str(balance),
+                "currency": account.currency,
                 "at": at.isoformat(),
                 "previous_balance": None
                 if account.reported_balance is None
