@@ -18,7 +18,7 @@ from finance.models import Account, Category, Tag
 from imports.forms import ImportConfigForm, ImportUploadForm, StatementConfigForm
 from imports.models import Import, ImportMapping, ImportRow, ImportStatement
 from imports.parsing.dates import DEFAULT_DATE_FORMAT
-from imports.parsing.detect import HEAD_BYTES, detect_format
+from imports.services.formats import import_type_detect
 from imports.services.mappings import import_mappings_update, import_rows_skip_invalid
 from imports.services.parse import import_configure, import_create
 from imports.services.progress import progress_read
@@ -29,13 +29,6 @@ ROWS_PER_PAGE = 50
 ROW_FILTERS = {"invalid": {"valid": False}, "duplicate": {"duplicate": True}}
 TARGET_MODELS = {"category": Category, "tag": Tag, "account": Account}
 KEEP_EMPTY, CREATE_NEW = "", "new"
-DETECTED_TYPES = {
-    "csv": Import.Type.TRANSACTION,
-    "ofx": Import.Type.OFX,
-    "qif": Import.Type.QIF,
-    "camt053": Import.Type.CAMT053,
-    "mt940": Import.Type.MT940,
-}
 
 
 def _render(request: HttpRequest, admin: Any, template: str, **context: Any) -> HttpResponse:
@@ -92,9 +85,7 @@ def _upload_format(form: ImportUploadForm, upload: Any) -> tuple[str, dict[str, 
     configuration = form.configuration()
     import_type = form.cleaned_data.get("type") or ""
     if not import_type:
-        head = upload.read(HEAD_BYTES)
-        upload.seek(0)
-        import_type = DETECTED_TYPES[detect_format(head, upload.name or "")]
+        import_type = import_type_detect(upload, upload.name or "")
     if import_type == Import.Type.QIF and configuration.get("date_format") == DEFAULT_DATE_FORMAT:
         # The form's default is year first, which no QIF writes: let QIF's own (US) default be.
         configuration.pop("date_format")

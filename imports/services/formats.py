@@ -20,6 +20,7 @@ from finance.currencies import is_currency
 from finance.services.fastinsert import fast_insert
 from imports.models import Import, ImportMapping, ImportRow, ImportStatement
 from imports.parsing.camt import read_camt053
+from imports.parsing.detect import HEAD_BYTES, detect_format
 from imports.parsing.mt940 import read_mt940
 from imports.parsing.ofx import read_ofx
 from imports.parsing.qif import read_qif
@@ -55,6 +56,23 @@ ROW_FIELDS = (
     "statement_number",
 )
 ProgressCallback = Any
+
+
+DETECTED_TYPES = {
+    "csv": Import.Type.TRANSACTION,
+    "ofx": Import.Type.OFX,
+    "qif": Import.Type.QIF,
+    "camt053": Import.Type.CAMT053,
+    "mt940": Import.Type.MT940,
+}
+
+
+def import_type_detect(stream: BinaryIO, filename: str) -> str:
+    """The import type of an upload from its first bytes, else its name (the stream is left at
+    its start)."""
+    head = stream.read(HEAD_BYTES)
+    stream.seek(0)
+    return DETECTED_TYPES[detect_format(head, filename)]
 
 
 def import_source(data_import: Import) -> str:

@@ -119,3 +119,56 @@ def test_hostile_file_through_the_wizard_shows_its_error(alice):
     text = page(client, imp)
     assert "the DOCTYPE (DTD) before this root element is refused" in text
     assert 'id="publish"' in text and "the file has no rows" in text
+
+
+def test_import_file_command_any_format(alice, tmp_path):
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    giro = alice.account(name="Giro", currency="EUR")
+    tagesgeld = alice.account(name="Tagesgeld", currency="EUR")
+    path = tmp_path / "umsaetze.txt"
+    path.write_bytes(fixture("mt940_two_accounts.sta"))
+    out, err = StringIO(), StringIO()
+    call_command(
+        "import_file",
+        str(path),
+        "--map",
+        f"37040044/0532013000={giro.pk}",
+        "--map",
+        f"37040044/0532013999={tagesgeld.pk}",
+        stdout=out,
+        stderr=err,
+    )
+    text = out.getvalue()
+    assert "(Mt940Import): 7 rows, 0 invalid, 0 duplicates" in text
+    assert "readback matched" in text
+    assert "statement 2 37040044/0532013999: matched" in text
+    assert "publish [" in err.getvalue()  # the progress bar
+    assert Transaction.objects.filter(account=tagesgeld).count() == 2
+    # CSV through the same command; a statement account the file lacks is refused by name.
+    csv = tmp_path / "bank.csv"
+    csv.write_bytes(b"date,name,amount\n2024-05-01,Kiosk,-2.50\n")
+    call_command(
+        "import_file", str(csv), "--account", str(giro.pk), stdout=StringIO(), stderr=StringIO()
+    )
+    assert Transaction.objects.get(account=giro, name="Kiosk").amount == 2.5
+    qif = tmp_path / "c.qif"
+    qif.write_bytes(fixture("qif_us_checking.qif"))
+    with pytest.raises(CommandError, match="has no statement account 123; its accounts are Bank"):
+        call_command(
+            "import_file", str(qif), "--map", f"123={giro.pk}", stdout=StringIO(), stderr=StringIO()
+        )
+    broken = tmp_path / "x.xml"
+    broken.write_bytes(fixture("camt053_billion_laughs.xml"))
+    with pytest.raises(CommandError, match="failed: The file cannot be read: line 14"):
+        call_command(
+            "import_file",
+            str(broken),
+            "--account",
+            str(giro.pk),
+            stdout=StringIO(),
+            stderr=StringIO(),
+        )
