@@ -58,16 +58,44 @@ def _local(el: Any) -> str:
     return el.tag.rpartition("}")[2] if isinstance(el.tag, str) else ""
 
 
-def _path(path: str) -> str:
-    return "/".join(f"{{*}}{part}" for part in path.split("/"))
+Flat = dict[str, str]
+# Repeated elements whose texts are all kept (joined by a space).
+_REPEATED = frozenset({"RmtInf/Ustrd", "AddtlTxInf"})
 
 
-def _text(el: Any, *paths: str) -> str:
-    """The stripped text of the first of `paths` (below `el`) that has one."""
+def _flatten(el: Any, prefix: str, out: Flat, details: list[Any] | None) -> Flat:
+    """Every text below `el` by its path of local names (`BookgDt/Dt`, `Amt@Ccy` for the
+    attribute): one walk, then plain lookups (namespace-wildcard searches cost far more).
+    Transaction details are collected into `details` instead, each read on its own."""
+    for child in el:
+        tag = child.tag
+        if not isinstance(tag, str):
+            continue
+        path = prefix + tag[tag.rfind("}") + 1 :]
+        if len(child):
+            if details is not None and path == "NtryDtls/TxDtls":
+                details.append(child)
+            else:
+                _flatten(child, path + "/", out, details)
+            continue
+        text = (child.text or "").strip()
+        if path in out:
+            if path in _REPEATED and text:
+                out[path] = f"{out[path]} {text}".strip()
+        else:
+            out[path] = text
+        currency = child.get("Ccy")
+        if currency:
+            out.setdefault(path + "@Ccy", currency)
+    return out
+
+
+def _text(flat: Flat, *paths: str) -> str:
+    """The first of `paths` that has a text."""
     for path in paths:
-        value = el.findtext(_path(path))
-        if value and value.strip():
-            return value.strip()
+        value = flat.get(path)
+        if value:
+            return value
     return ""
 
 
@@ -114,11 +142,12 @@ def _read(stream: BinaryIO, result: StatementFile, default_currency: str) -> Ite
             elif event == "end" and statement is not None and in_statement:
                 if name == "Acct":
                     # The statement's own id comes before its account (and is freed with it).
-                    statement.reference = clean_text(_text(parent, "Id"))
-                    statement.account = clean_text(_text(el, "Id/IBAN", "Id/Othr/Id"))
-                    statement.currency = _text(el, "Ccy").upper()[:3]
+                    statement.reference = clean_text(parent.findtext("{*}Id"))
+                    account = _flatten(el, "", {}, None)
+                    statement.account = clean_text(_text(account, "Id/IBAN", "Id/Othr/Id"))
+                    statement.currency = _text(account, "Ccy").upper()[:3]
                 elif name == "Bal":
-                    _balance(el, statement)
+                    _balance(_flatten(el, "", {}, None), el.sourceline, statement)
                 elif name == "Ntry":
                     yield from _entries(el, statement, default_currency)
                 _release(el)
@@ -168,11 +197,10 @@ def _signed(amount: Decimal, indicator: str) -> Decimal:
     return -amount if indicator == "DBIT" else amount
 
 
-def _balance(el: Any, statement: Statement) -> None:
+def _balance(el: Flat, line: int | None, statement: Statement) -> None:
     code = _text(el, "Tp/CdOrPrtry/Cd", "Tp/CdOrPrtry/Prtry").upper()
     if code not in (*OPENING, CLOSING):
         return
-    line = el.sourceline
     amount_text = _text(el, "Amt")
     try:
         amount = _signed(plain_decimal(amount_text), _text(el, "CdtDbtInd").upper())
@@ -186,82 +214,88 @@ def _balance(el: Any, statement: Statement) -> None:
         statement.opening_balance, statement.opening_date = amount, day
 
 
-def _party(el: Any, credit: bool) -> str:
-    who = ("Dbtr", "UltmtDbtr") if credit else ("Cdtr", "UltmtCdtr")
-    paths = [f"RltdPties/{w}/{p}" for w in who for p in ("Nm", "Pty/Nm")]
-    return clean_text(_text(el, *paths))
-
-
-def _remittance(el: Any) -> str:
-    parts = [
-        p.text.strip() for p in el.iterfind(_path("RmtInf/Ustrd")) if p.text and p.text.strip()
+_PARTIES = {
+    credit: [
+        f"RltdPties/{w}/{p}"
+        for w in (("Dbtr", "UltmtDbtr") if credit else ("Cdtr", "UltmtCdtr"))
+        for p in ("Nm", "Pty/Nm")
     ]
-    reference = _text(el, "RmtInf/Strd/CdtrRefInf/Ref")
-    if reference:
-        parts.append(reference)
-    return clean_text(" ".join(parts), MAX_NOTES)
+    for credit in (True, False)
+}
+
+
+def _party(detail: Flat, credit: bool) -> str:
+    return clean_text(_text(detail, *_PARTIES[credit]))
+
+
+def _remittance(detail: Flat) -> str:
+    parts = [detail.get("RmtInf/Ustrd", ""), detail.get("RmtInf/Strd/CdtrRefInf/Ref", "")]
+    return clean_text(" ".join(p for p in parts if p), MAX_NOTES)
 
 
 def _entries(el: Any, statement: Statement, default_currency: str) -> Iterator[Entry]:
     if not statement.account:
         raise FormatError(el.sourceline, "an entry comes before its statement's account (Acct)")
     line = el.sourceline or 0
-    status = _text(el, "Sts/Cd", "Sts").upper()
-    indicator = _text(el, "CdtDbtInd").upper()
-    currency = el.find(_path("Amt")).get("Ccy", "") if el.find(_path("Amt")) is not None else ""
-    currency = (currency or statement.currency or default_currency).upper()[:3]
-    booked = _text(el, "BookgDt/Dt", "BookgDt/DtTm", "ValDt/Dt", "ValDt/DtTm")
-    entry_id = clean_text(_text(el, "AcctSvcrRef") or _text(el, "NtryRef"), MAX_ID)
-    details = list(el.iterfind(_path("NtryDtls/TxDtls")))
-    amount_text = _text(el, "Amt")
+    elements: list[Any] = []
+    flat = _flatten(el, "", {}, elements)
+    details = [(d, _flatten(d, "", {}, None)) for d in elements]
+    status = _text(flat, "Sts/Cd", "Sts").upper()
+    indicator = _text(flat, "CdtDbtInd").upper()
+    currency = (flat.get("Amt@Ccy") or statement.currency or default_currency).upper()[:3]
+    booked = _text(flat, "BookgDt/Dt", "BookgDt/DtTm", "ValDt/Dt", "ValDt/DtTm")
+    entry_id = clean_text(_text(flat, "AcctSvcrRef", "NtryRef"), MAX_ID)
+    amount_text = _text(flat, "Amt")
     base = {
-        "NtryRef": _text(el, "NtryRef"),
-        "AcctSvcrRef": _text(el, "AcctSvcrRef"),
-        "BookgDt": _text(el, "BookgDt/Dt", "BookgDt/DtTm"),
-        "ValDt": _text(el, "ValDt/Dt", "ValDt/DtTm"),
+        "NtryRef": _text(flat, "NtryRef"),
+        "AcctSvcrRef": _text(flat, "AcctSvcrRef"),
+        "BookgDt": _text(flat, "BookgDt/Dt", "BookgDt/DtTm"),
+        "ValDt": _text(flat, "ValDt/Dt", "ValDt/DtTm"),
         "Amt": amount_text,
         "Ccy": currency,
         "CdtDbtInd": indicator,
         "Sts": status,
-        "BkTxCd": _text(el, "BkTxCd/Prtry/Cd", "BkTxCd/Domn/Fmly/SubFmlyCd"),
-        "AddtlInf": clean_text(_text(el, "AddtlNtryInf"), MAX_NOTES),
+        "BkTxCd": _text(flat, "BkTxCd/Prtry/Cd", "BkTxCd/Domn/Fmly/SubFmlyCd"),
+        "AddtlInf": clean_text(_text(flat, "AddtlNtryInf"), MAX_NOTES),
     }
     parts = _split(details, amount_text, indicator, currency) if len(details) > 1 else None
     if parts is None:
-        first = details[0] if details else None
+        first = details[0][1] if details else None
         statement.entries += 1
         yield _entry(line, statement, base, first, entry_id, booked, len(details))
         return
-    for number, (detail, detail_amount, detail_indicator) in enumerate(parts, start=1):
+    for number, (detail_el, detail, detail_amount, detail_indicator) in enumerate(parts, start=1):
         statement.entries += 1
         fields = {**base, "Amt": detail_amount, "CdtDbtInd": detail_indicator}
         own = clean_text(_text(detail, "Refs/AcctSvcrRef"), MAX_ID)
         upstream = f"{entry_id}/{number}" if entry_id else own
-        yield _entry(detail.sourceline or line, statement, fields, detail, upstream, booked, 1)
+        yield _entry(detail_el.sourceline or line, statement, fields, detail, upstream, booked, 1)
 
 
 def _split(
-    details: list[Any], amount_text: str, indicator: str, currency: str
-) -> list[tuple[Any, str, str]] | None:
+    details: list[tuple[Any, Flat]], amount_text: str, indicator: str, currency: str
+) -> list[tuple[Any, Flat, str, str]] | None:
     """Each detail with its amount and direction, when they add up to the entry exactly."""
     try:
         total = _signed(plain_decimal(amount_text), indicator)
     except ValueProblem:
         return None
     parts, found = [], Decimal(0)
-    for detail in details:
-        amount_el = detail.find(_path("Amt"))
-        if amount_el is None:
-            amount_el = detail.find(_path("AmtDtls/TxAmt/Amt"))
-        if amount_el is None or (amount_el.get("Ccy") or currency).upper() != currency:
+    for element, detail in details:
+        if "Amt" in detail:
+            text, own_currency = detail["Amt"], detail.get("Amt@Ccy")
+        elif "AmtDtls/TxAmt/Amt" in detail:
+            text, own_currency = detail["AmtDtls/TxAmt/Amt"], detail.get("AmtDtls/TxAmt/Amt@Ccy")
+        else:
             return None
-        text = (amount_el.text or "").strip()
+        if (own_currency or currency).upper() != currency:
+            return None
         own = _text(detail, "CdtDbtInd").upper() or indicator
         try:
             found += _signed(plain_decimal(text), own)
         except ValueProblem:
             return None
-        parts.append((detail, text, own))
+        parts.append((element, detail, text, own))
     return parts if found == total else None
 
 
@@ -269,7 +303,7 @@ def _entry(
     line: int,
     statement: Statement,
     fields: dict[str, str],
-    detail: Any,
+    detail: Flat | None,
     upstream_id: str,
     booked: str,
     details_count: int,

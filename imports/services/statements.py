@@ -9,6 +9,7 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, Sum
 from django.utils import timezone
 
@@ -41,6 +42,25 @@ def _account_of(imp: Import, statement: ImportStatement, targets: dict) -> uuid.
     return imp.account_id or targets.get(statement.account_value)
 
 
+def _statement_sums(rows: Any) -> dict[int, tuple[Decimal, int]]:
+    """(sum of amounts, count) per statement, exactly: SQLite sums decimals as floating point,
+    so there the amounts are added in Python."""
+    if connection.vendor == "postgresql":
+        return {
+            row["statement_number"]: (row["total"] or Decimal(0), row["n"])
+            for row in rows.values("statement_number")
+            .annotate(total=Sum("amount"), n=Count("id"))
+            .order_by()
+        }
+    sums: dict[int, tuple[Decimal, int]] = {}
+    for number, amount in (
+        rows.order_by().values_list("statement_number", "amount").iterator(chunk_size=5000)
+    ):
+        total, count = sums.get(number, (Decimal(0), 0))
+        sums[number] = (total + amount, count + 1)
+    return sums
+
+
 def statement_checks(*, data_import: Import) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(each statement's check, the mismatching ones by number). A statement's entries are its
     rows as read and kept (valid, not skipped: created now or already in the ledger), in the
@@ -49,13 +69,7 @@ def statement_checks(*, data_import: Import) -> tuple[list[dict[str, Any]], dict
     statements = list(ImportStatement.objects.filter(data_import=imp).order_by("number"))
     if not statements:
         return [], {}
-    sums = {
-        row["statement_number"]: (row["total"] or Decimal(0), row["n"])
-        for row in ImportRow.objects.filter(data_import=imp, valid=True, skipped=False)
-        .values("statement_number")
-        .annotate(total=Sum("amount"), n=Count("id"))
-        .order_by()
-    }
+    sums = _statement_sums(ImportRow.objects.filter(data_import=imp, valid=True, skipped=False))
     targets = _targets(imp)
     checks: list[dict[str, Any]] = []
     mismatches: dict[str, Any] = {}
