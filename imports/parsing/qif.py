@@ -147,6 +147,7 @@ class _Reader:
                             currency=self.currency,
                             kind=CASH_SECTIONS.get(kind, "investment"),
                         )
+                        account_name = ""  # a later section names its own account, or none
                 elif not lowered.startswith(("option:", "clear:")):
                     raise FormatError(line_no, f"unknown header {line.strip()!r}")
                 continue
@@ -162,7 +163,7 @@ class _Reader:
                 continue
             if in_account:
                 fields = {c: v.strip() for _, c, v in record}
-                if not autoswitch or not fields.get("N"):
+                if not autoswitch:  # in AutoSwitch mode the blocks only list the accounts
                     account_name = clean_text(fields.get("N")) or account_name
             elif statement is not None and record:
                 statement.last_line = line_no
