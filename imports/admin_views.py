@@ -3,6 +3,8 @@ progress, readback, revert. Each calls the same service the API does."""
 
 from __future__ import annotations
 
+import uuid
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -15,6 +17,7 @@ from django.urls import reverse
 from finance.admin_base import scope_queryset, user_family
 from finance.api.errors import ApiError, ValidationFailed
 from finance.models import Account, Category, Tag
+from finance.money import format_amount
 from imports.forms import ImportConfigForm, ImportUploadForm, StatementConfigForm
 from imports.models import Import, ImportMapping, ImportRow, ImportStatement
 from imports.parsing.dates import DEFAULT_DATE_FORMAT
@@ -110,6 +113,7 @@ def review_context(imp: Import, request: HttpRequest) -> dict[str, Any]:
     return {
         "imp": imp,
         "statements": _statements(imp, mappings) if statement_file else [],
+        "balances_set": _balances_set(imp),
         "stats": imp.stats or {},
         "readback": (imp.verification or {}).get("readback") or {},
         "blockers": import_blockers(data_import=imp)
@@ -140,6 +144,25 @@ def _statements(imp: Import, mappings: list[ImportMapping]) -> list[dict[str, An
         target = imp.account_id or targets.get(statement.account_value)
         out.append({"statement": statement, "account_name": names.get(target) if target else None})
     return out
+
+
+def _balances_set(imp: Import) -> list[dict[str, Any]]:
+    """The reported balances the import set from its statements, with the accounts' names."""
+    changes = imp.balances_set or []
+    names = dict(
+        Account.objects.filter(
+            family_id=imp.family_id, pk__in=[c["account_id"] for c in changes]
+        ).values_list("pk", "name")
+    )
+    return [
+        {
+            "name": names.get(uuid.UUID(c["account_id"]), c["account_id"]),
+            "balance": format_amount(Decimal(c["balance"]), c["currency"]),
+            "as_of": c["at"][:10],
+            "statement": c["statement"],
+        }
+        for c in changes
+    ]
 
 
 def import_mappings_save(admin: Any, request: HttpRequest, object_id: Any) -> HttpResponse:

@@ -21,11 +21,11 @@ def empty_verification() -> dict:
 
 class Import(models.Model):
     class Type(models.TextChoices):
-        TRANSACTION = "TransactionImport"
-        OFX = "OfxImport"
-        QIF = "QifImport"
-        CAMT053 = "Camt053Import"
-        MT940 = "Mt940Import"
+        TRANSACTION = "TransactionImport", "CSV"
+        OFX = "OfxImport", "OFX / QFX"
+        QIF = "QifImport", "QIF"
+        CAMT053 = "Camt053Import", "CAMT.053"
+        MT940 = "Mt940Import", "MT940"
 
     # Bank statement formats (imports/services/formats.py); the rest is CSV.
     STATEMENT_TYPES = (Type.OFX, Type.QIF, Type.CAMT053, Type.MT940)

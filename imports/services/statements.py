@@ -5,11 +5,12 @@ reported balance (the `set_balance` option), put back as it was by a revert."""
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import uuid
 from decimal import Decimal
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Count, Sum
 from django.utils import timezone
 
@@ -17,6 +18,7 @@ from finance.models import Account
 from finance.services.balances import account_reported_balance_set
 from imports.models import Import, ImportMapping, ImportRow, ImportStatement
 
+logger = logging.getLogger("imports")
 MAX_LISTED = 500  # statements listed in a readback (a year of daily MT940 statements fits)
 
 
@@ -116,7 +118,17 @@ def _linked_to_provider(account: Account) -> bool:
 def statement_balances_apply(*, data_import: Import) -> list[dict[str, Any]]:
     """After a publish: each account's latest statement closing balance becomes its reported
     balance as of the closing date (`set_balance`: auto = for accounts no provider is linked
-    to, true, false). Never moves a reported balance back to an older date."""
+    to, true, false). Never moves a reported balance back to an older date. The publish has
+    committed by then: a failure here is logged and leaves the balances as they were."""
+    try:
+        with transaction.atomic():
+            return _balances_apply(data_import)
+    except Exception:
+        logger.exception("import %s: setting the statement balances failed", data_import.pk)
+        return []
+
+
+def _balances_apply(data_import: Import) -> list[dict[str, Any]]:
     imp = data_import
     mode = (imp.configuration or {}).get("set_balance", "auto")
     if mode == "false" or imp.type not in Import.STATEMENT_TYPES:

@@ -102,6 +102,9 @@ def test_ofx1_sgml_rows_publish_reimport_and_exact_revert(
         account_id=str(account.pk),
     )
     assert again["stats"]["duplicates_count"] == 6
+    listed = alice.client.get("/api/v1/imports", {"type": "OfxImport"}).json()["data"]
+    assert {i["id"] for i in listed} == {data["id"], again["id"]}
+    assert alice.client.get("/api/v1/imports", {"type": "QifImport"}).json()["data"] == []
     second = publish(alice.client, again["id"], django_capture_on_commit_callbacks)
     assert readback(second)["checked_counts"]["transactions"] == 0
     assert account_state(account)[0] == after_first[0]
