@@ -3,6 +3,8 @@ progress, readback, revert. Each calls the same service the API does."""
 
 from __future__ import annotations
 
+import uuid
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -15,8 +17,11 @@ from django.urls import reverse
 from core.errors import ApplicationError, ValidationFailed
 from finance.admin_base import scope_queryset, user_family
 from finance.models import Account, Category, Tag
-from imports.forms import ImportConfigForm, ImportUploadForm
-from imports.models import Import, ImportMapping, ImportRow
+from finance.money import format_amount
+from imports.forms import ImportConfigForm, ImportUploadForm, StatementConfigForm
+from imports.models import Import, ImportMapping, ImportRow, ImportStatement
+from imports.parsing.dates import DEFAULT_DATE_FORMAT
+from imports.services.formats import import_type_detect
 from imports.services.mappings import import_mappings_update, import_rows_skip_invalid
 from imports.services.parse import import_configure, import_create
 from imports.services.progress import progress_read
@@ -52,6 +57,7 @@ def import_upload(admin: Any, request: HttpRequest) -> HttpResponse:
                 "file", f"The file is larger than {settings.IMPORT_MAX_UPLOAD_BYTES} bytes."
             )
         else:
+            import_type, configuration = _upload_format(form, upload)
             try:
                 imp = import_create(
                     family=family,
@@ -59,17 +65,34 @@ def import_upload(admin: Any, request: HttpRequest) -> HttpResponse:
                     filename=upload.name,
                     size=upload.size,
                     account=form.cleaned_data["account"],
-                    configuration=form.configuration(),
+                    configuration=configuration,
                     background=True,
+                    import_type=import_type,
                 )
             except ApplicationError as exc:
                 form.add_error(None, exc.message)
             else:
-                messages.success(request, "Uploaded. Check the rows, then publish.")
+                if imp.status == Import.Status.FAILED:
+                    messages.error(request, imp.error)
+                else:
+                    messages.success(request, "Uploaded. Check the rows, then publish.")
                 return HttpResponseRedirect(_change_url(imp))
     return _render(
-        request, admin, "admin/imports/import/upload.html", form=form, title="Import a CSV file"
+        request, admin, "admin/imports/import/upload.html", form=form, title="Import a bank file"
     )
+
+
+def _upload_format(form: ImportUploadForm, upload: Any) -> tuple[str, dict[str, str]]:
+    """The import type (chosen, else recognised from the file's first bytes and its name) and
+    its configuration."""
+    configuration = form.configuration()
+    import_type = form.cleaned_data.get("type") or ""
+    if not import_type:
+        import_type = import_type_detect(upload, upload.name or "")
+    if import_type == Import.Type.QIF and configuration.get("date_format") == DEFAULT_DATE_FORMAT:
+        # The form's default is year first, which no QIF writes: let QIF's own (US) default be.
+        configuration.pop("date_format")
+    return import_type, configuration
 
 
 def review_context(imp: Import, request: HttpRequest) -> dict[str, Any]:
@@ -84,12 +107,18 @@ def review_context(imp: Import, request: HttpRequest) -> dict[str, Any]:
         if any(m.kind == kind for m in mappings)
     }
     pending = imp.status == Import.Status.PENDING and not imp.parsing
-    config = ImportConfigForm(initial={**imp.configuration}) if pending else None
+    statement_file = imp.type in Import.STATEMENT_TYPES
+    form_class = StatementConfigForm if statement_file else ImportConfigForm
+    config = form_class(initial={**imp.configuration}) if pending else None
     return {
         "imp": imp,
+        "statements": _statements(imp, mappings) if statement_file else [],
+        "balances_set": _balances_set(imp),
         "stats": imp.stats or {},
         "readback": (imp.verification or {}).get("readback") or {},
-        "blockers": import_blockers(data_import=imp) if pending else [],
+        "blockers": import_blockers(data_import=imp)
+        if imp.status in Import.PUBLISHABLE_FROM and not imp.parsing
+        else [],
         "row_page": page,
         "rows_shown": shown,
         "mappings": [(m, choices.get(m.kind, [])) for m in mappings],
@@ -104,6 +133,36 @@ def review_context(imp: Import, request: HttpRequest) -> dict[str, Any]:
         "show_save_and_continue": False,
         "show_save_and_add_another": False,
     }
+
+
+def _statements(imp: Import, mappings: list[ImportMapping]) -> list[dict[str, Any]]:
+    """Each statement of the file with the ledger account its rows go to (or none yet)."""
+    targets = {m.value: m.target_id or m.created_id for m in mappings if m.kind == "account"}
+    names = dict(Account.objects.filter(family_id=imp.family_id).values_list("pk", "name"))
+    out = []
+    for statement in ImportStatement.objects.filter(data_import=imp).order_by("number")[:500]:
+        target = imp.account_id or targets.get(statement.account_value)
+        out.append({"statement": statement, "account_name": names.get(target) if target else None})
+    return out
+
+
+def _balances_set(imp: Import) -> list[dict[str, Any]]:
+    """The reported balances the import set from its statements, with the accounts' names."""
+    changes = imp.balances_set or []
+    names = dict(
+        Account.objects.filter(
+            family_id=imp.family_id, pk__in=[c["account_id"] for c in changes]
+        ).values_list("pk", "name")
+    )
+    return [
+        {
+            "name": names.get(uuid.UUID(c["account_id"]), c["account_id"]),
+            "balance": format_amount(Decimal(c["balance"]), c["currency"]),
+            "as_of": c["at"][:10],
+            "statement": c["statement"],
+        }
+        for c in changes
+    ]
 
 
 def import_mappings_save(admin: Any, request: HttpRequest, object_id: Any) -> HttpResponse:
@@ -129,7 +188,8 @@ def import_mappings_save(admin: Any, request: HttpRequest, object_id: Any) -> Ht
 
 def import_configure_save(admin: Any, request: HttpRequest, object_id: Any) -> HttpResponse:
     imp = _import(request, object_id)
-    form = ImportConfigForm(request.POST)
+    statement_file = imp.type in Import.STATEMENT_TYPES
+    form = StatementConfigForm(request.POST) if statement_file else ImportConfigForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Configuration: " + form.errors.as_text())
         return HttpResponseRedirect(_change_url(imp))

@@ -11,7 +11,8 @@ from finance.models import Account, Family
 
 
 def import_upload_path(instance: Import, filename: str) -> str:
-    return f"imports/{instance.family_id}/{instance.id}.csv"
+    extension = Import.EXTENSIONS.get(instance.type, "csv")
+    return f"imports/{instance.family_id}/{instance.id}.{extension}"
 
 
 def empty_verification() -> dict:
@@ -20,7 +21,21 @@ def empty_verification() -> dict:
 
 class Import(models.Model):
     class Type(models.TextChoices):
-        TRANSACTION = "TransactionImport"
+        TRANSACTION = "TransactionImport", "CSV"
+        OFX = "OfxImport", "OFX / QFX"
+        QIF = "QifImport", "QIF"
+        CAMT053 = "Camt053Import", "CAMT.053"
+        MT940 = "Mt940Import", "MT940"
+
+    # Bank statement formats (imports/services/formats.py); the rest is CSV.
+    STATEMENT_TYPES = (Type.OFX, Type.QIF, Type.CAMT053, Type.MT940)
+    EXTENSIONS = {
+        Type.TRANSACTION: "csv",
+        Type.OFX: "ofx",
+        Type.QIF: "qif",
+        Type.CAMT053: "xml",
+        Type.MT940: "sta",
+    }
 
     class Status(models.TextChoices):
         PENDING = "pending"
@@ -55,6 +70,9 @@ class Import(models.Model):
     rows_processed = models.BigIntegerField(default=0)
     # True while a large upload is parsed by a worker (rows are not complete yet).
     parsing = models.BooleanField(default=False)
+    # Reported balances this import set from its statements' closing balances, with the values
+    # they replaced, so that a revert puts them back: [{account_id, balance, at, previous_*}].
+    balances_set = models.JSONField(default=list, blank=True)
     published_at = models.DateTimeField(null=True, blank=True)
     reverted_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -106,7 +124,11 @@ class ImportRow(models.Model):
     duplicate_of = models.UUIDField(null=True, blank=True)
     forced = models.BooleanField(default=False)
     occurrence = models.IntegerField(default=1)
-    fingerprint = models.CharField(max_length=64, blank=True, default="")
+    # The external id the row's transaction gets: a content fingerprint, or a statement
+    # format's upstream id (an OFX FITID can be long).
+    fingerprint = models.CharField(max_length=255, blank=True, default="")
+    # The statement of a bank statement file the row belongs to (ImportStatement.number).
+    statement_number = models.IntegerField(null=True, blank=True)
     # Which transaction a row became is not stored (writing it cost a second pass over every
     # row at publish): `imports.selectors.with_transaction_ids` reads it by the unique key.
 
@@ -167,3 +189,37 @@ class ImportMapping(models.Model):
     @property
     def resolved(self) -> bool:
         return self.target_id is not None or self.create_new
+
+
+class ImportStatement(models.Model):
+    """One statement of a bank statement file (OFX, QIF, CAMT.053, MT940): the account it is
+    for (mapped like an account column value) and the balances the bank gave."""
+
+    id = models.BigAutoField(primary_key=True)
+    data_import = models.ForeignKey(Import, on_delete=models.CASCADE, related_name="statements")
+    number = models.IntegerField()
+    account_value = models.CharField(max_length=255, blank=True, default="")
+    currency = models.CharField(max_length=3, blank=True, default="")
+    kind = models.CharField(max_length=32, blank=True, default="")
+    reference = models.CharField(max_length=255, blank=True, default="")
+    first_line = models.IntegerField(default=0)
+    last_line = models.IntegerField(default=0)
+    # In the file's sign: positive is money on the account.
+    opening_balance = models.DecimalField(max_digits=19, decimal_places=4, null=True, blank=True)
+    opening_date = models.DateField(null=True, blank=True)
+    closing_balance = models.DecimalField(max_digits=19, decimal_places=4, null=True, blank=True)
+    closing_date = models.DateField(null=True, blank=True)
+    entries_count = models.IntegerField(default=0)
+
+    family_path = "data_import__family"
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["data_import", "number"], name="import_statement_number"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"statement {self.number}: {self.account_value}"

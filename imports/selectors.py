@@ -7,7 +7,7 @@ from django.db.models import Case, OuterRef, QuerySet, Subquery, UUIDField, When
 from core.filters import QueryFilters
 from finance.models import Family, Transaction
 from imports.models import Import, ImportMapping, ImportRow
-from imports.services.dedup import IMPORT_SOURCE
+from imports.services.formats import import_source
 from imports.services.stats import TO_CREATE
 
 
@@ -44,7 +44,7 @@ def with_transaction_ids(rows: QuerySet[ImportRow], data_import: Import) -> Quer
     created = Transaction.objects.filter(
         import_id=data_import.pk,
         account_id=OuterRef("account_id"),
-        source=IMPORT_SOURCE,
+        source=import_source(data_import),
         external_id=OuterRef("fingerprint"),
     ).values("id")[:1]
     became = Case(When(TO_CREATE, then=Subquery(created)), default=None, output_field=UUIDField())

@@ -3,6 +3,7 @@ the serializer classes describe them for OpenAPI and validate request bodies."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
@@ -35,6 +36,7 @@ READBACK_OBJECTS = (
     "mismatches",
 )
 READBACK_VALUES = ("checked_at", "error")
+READBACK_LISTS = ("statements",)
 
 
 def import_representation(imp: Import) -> dict[str, Any]:
@@ -72,12 +74,22 @@ def import_representation(imp: Import) -> dict[str, Any]:
         "file_name": imp.original_filename or None,
         "encoding": imp.encoding or None,
         "parsing": imp.parsing,
+        "reported_balances": [
+            {
+                "account_id": change["account_id"],
+                "balance": format_amount(Decimal(change["balance"]), change["currency"]),
+                "as_of": change["at"][:10],
+                "statement": change["statement"],
+            }
+            for change in imp.balances_set or []
+        ],
         "verification": {
             "expected_record_counts": verification.get("expected_record_counts") or {},
             "readback": {
                 "status": readback.get("status", "not_verified"),
                 **{key: readback.get(key) for key in READBACK_VALUES},
                 **{key: readback.get(key) or {} for key in READBACK_OBJECTS},
+                **{key: readback.get(key) or [] for key in READBACK_LISTS},
             },
         },
     }
@@ -160,6 +172,20 @@ ImportStatsSerializer = _ints(STAT_KEYS, "ImportStats")
 _COUNTS = serializers.DictField(child=serializers.IntegerField())
 
 
+class StatementCheckSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    account = serializers.CharField()
+    account_id = serializers.UUIDField(allow_null=True)
+    currency = serializers.CharField()
+    opening_balance = serializers.CharField(allow_null=True)
+    closing_balance = serializers.CharField(allow_null=True)
+    closing_date = serializers.DateField(allow_null=True)
+    entries = serializers.IntegerField()
+    entries_total = serializers.CharField(help_text="in the file's sign: money in is positive")
+    computed_closing = serializers.CharField(allow_null=True)
+    status = serializers.CharField(help_text="matched, mismatch, or unchecked (no balances)")
+
+
 class ReadbackSerializer(serializers.Serializer):
     status = serializers.CharField(help_text="not_verified, matched, mismatch, failed, reverted")
     checked_at = serializers.CharField(allow_null=True)
@@ -170,6 +196,12 @@ class ReadbackSerializer(serializers.Serializer):
     checked_counts = serializers.DictField(child=serializers.IntegerField())
     mismatches = serializers.DictField()
     error = serializers.CharField(allow_null=True)
+    statements = StatementCheckSerializer(
+        many=True,
+        allow_null=True,
+        help_text="statement files: each statement's opening balance plus its entries as "
+        "published, against its closing balance",
+    )
 
 
 class VerificationSerializer(serializers.Serializer):
@@ -177,11 +209,18 @@ class VerificationSerializer(serializers.Serializer):
     readback = ReadbackSerializer()
 
 
+class ReportedBalanceSerializer(serializers.Serializer):
+    account_id = serializers.UUIDField()
+    balance = serializers.CharField()
+    as_of = serializers.DateField()
+    statement = serializers.IntegerField()
+
+
 class ImportSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     # Plain strings with the values described (not enums): drf-spectacular would name enum
     # components after the field and collide with other resources' `type` and `status`.
-    type = serializers.CharField(help_text="TransactionImport")
+    type = serializers.CharField(help_text=", ".join(Import.Type.values))
     status = serializers.CharField(
         help_text="pending, importing, complete, failed, reverting, revert_failed"
     )
@@ -195,6 +234,11 @@ class ImportSerializer(serializers.Serializer):
     file_name = serializers.CharField(allow_null=True)
     encoding = serializers.CharField(allow_null=True)
     parsing = serializers.BooleanField()
+    reported_balances = ReportedBalanceSerializer(
+        many=True,
+        help_text="statement files: the closing balances this import set as its accounts' "
+        "reported balances (set_balance); a revert puts the previous ones back",
+    )
     verification = VerificationSerializer()
 
     class Meta:
@@ -290,13 +334,19 @@ class BooleanText(serializers.BooleanField):
 
 
 class ImportCreateRequestSerializer(serializers.Serializer):
-    file = serializers.FileField(required=False, help_text="the CSV file (multipart)")
+    file = serializers.FileField(
+        required=False, help_text="the CSV, OFX/QFX, QIF, CAMT.053 or MT940 file (multipart)"
+    )
     raw_file_content = serializers.CharField(
-        required=False, allow_blank=False, trim_whitespace=False, help_text="the CSV as text"
+        required=False, allow_blank=False, trim_whitespace=False, help_text="the file as text"
     )
     account_id = serializers.UUIDField(required=False, allow_null=True)
     publish = BooleanText(required=False, default=False)
-    type = serializers.CharField(max_length=32, required=False, help_text="TransactionImport")
+    type = serializers.CharField(
+        max_length=32,
+        required=False,
+        help_text=", ".join(Import.Type.values) + " (default TransactionImport: a CSV file)",
+    )
 
     def validate_type(self, value: str) -> str:
         if value not in Import.Type.values:

@@ -114,7 +114,11 @@ class ImportViewSet(FamilyViewSet):
             "application/json": ImportCreateRequestSerializer,
         },
         responses={
-            201: OpenApiResponse(ImportEnvelopeSerializer, description="created, pending"),
+            201: OpenApiResponse(
+                ImportEnvelopeSerializer,
+                description="created, pending; or failed: a statement file that cannot be read "
+                "(its error names the line)",
+            ),
             202: OpenApiResponse(
                 ImportEnvelopeSerializer,
                 description="created; publishing, or a large file being parsed by a worker",
@@ -136,7 +140,8 @@ class ImportViewSet(FamilyViewSet):
             raw = data["raw_file_content"].encode("utf-8")
             if len(raw) > limit:
                 raise _too_large(len(raw))
-            stream, name, size = io.BytesIO(raw), "raw_file_content.csv", len(raw)
+            extension = Import.EXTENSIONS.get(data.get("type"), "csv")
+            stream, name, size = io.BytesIO(raw), f"raw_file_content.{extension}", len(raw)
         config = {k: data[k] for k in CONFIG_KEYS if k in data}
         imp = import_create(
             family=self.family,
@@ -147,7 +152,10 @@ class ImportViewSet(FamilyViewSet):
             configuration=config,
             background=True,
             publish=bool(data.get("publish")),
+            import_type=data.get("type") or Import.Type.TRANSACTION,
         )
+        if imp.status == Import.Status.FAILED:  # a statement file that cannot be read
+            return self._one(imp, 201)
         if imp.parsing:  # a large file: a worker parses it (and publishes it if asked)
             return self._one(imp, 202)
         if data.get("publish"):

@@ -233,6 +233,14 @@ class LedgerBatch:
         self.touch(account.family_id, account.pk, None)
         return True
 
+    def reported_balance_clear(self, account: Account) -> None:
+        """The account has no reported balance any more: its series follows its flows."""
+        Account.objects.filter(pk=account.pk).update(
+            reported_balance=None, reported_balance_at=None, updated_at=timezone.now()
+        )
+        account.reported_balance = account.reported_balance_at = None
+        self.touch(account.family_id, account.pk, None)
+
     # -- close ------------------------------------------------------------------------------
     def close(self) -> int:
         """Derive everything the batch's writes changed; returns transfers suggested."""

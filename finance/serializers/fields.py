@@ -17,6 +17,7 @@ from finance.currencies import is_currency
 # Free text with no column limit (transaction and trade notes) is still bounded in a request.
 NOTES_MAX_LENGTH = 10_000
 
+
 def iso_utc(value: dt.datetime | None) -> str | None:
     if value is None:
         return None

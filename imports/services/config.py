@@ -21,6 +21,9 @@ LABEL_DEFAULTS = {
 }
 REQUIRED_LABELS = ("date_col_label", "amount_col_label", "name_col_label")
 SIGNAGE = ("inflows_positive", "inflows_negative")
+# Statement files: whether a statement's closing balance becomes its account's reported
+# balance; `auto` does it for accounts no provider is linked to.
+SET_BALANCE = ("auto", "true", "false")
 DEFAULTS = {
     **LABEL_DEFAULTS,
     "date_format": DEFAULT_DATE_FORMAT,
@@ -28,6 +31,7 @@ DEFAULTS = {
     "signage_convention": "inflows_positive",
     "rows_to_skip": "0",
     "col_sep": "",  # empty: detected from the file (then stored)
+    "set_balance": "auto",
 }
 CONFIG_KEYS = tuple(DEFAULTS)
 MAX_ROWS_TO_SKIP = 1000
@@ -58,6 +62,11 @@ def configuration_merge(current: dict[str, str], changes: dict[str, Any]) -> dic
         elif key == "signage_convention" and text not in SIGNAGE:
             errors.append(f"signage_convention: must be one of {', '.join(SIGNAGE)}")
             continue
+        elif key == "set_balance":
+            text = text.strip().lower()
+            if text not in SET_BALANCE:
+                errors.append(f"set_balance: must be one of {', '.join(SET_BALANCE)}")
+                continue
         elif key == "rows_to_skip":
             if not text.strip().isdigit() or int(text) > MAX_ROWS_TO_SKIP:
                 errors.append(f"rows_to_skip: must be a whole number from 0 to {MAX_ROWS_TO_SKIP}")

@@ -1,8 +1,9 @@
 """Duplicates: rows the ledger already holds.
 
 Two kinds, both found in SQL (no per-row queries from Python):
-- already imported: a transaction of the row's account with source "import" and the row's
-  fingerprint as external id (the same file, or an overlapping one, published before);
+- already imported: a transaction of the row's account with the import's source ("import",
+  or a statement format's: "ofx", "camt053", "mt940") and the row's fingerprint (or upstream
+  id) as external id (the same file, or an overlapping one, published before);
 - from elsewhere (API, provider, manual): transactions of the account with the same date,
   amount, currency and name. With N such transactions, the first N identical rows of the file
   (by occurrence number) are duplicates, the rest are real repeats and are created.
@@ -14,8 +15,9 @@ from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, Subquery
 
 from finance.models import Transaction
 from imports.models import Import, ImportRow
+from imports.services.formats import DEFAULT_SOURCE, import_source
 
-IMPORT_SOURCE = "import"
+IMPORT_SOURCE = DEFAULT_SOURCE
 
 
 def _candidates(imp: Import):
@@ -35,18 +37,19 @@ def import_duplicates_mark(*, data_import: Import) -> int:
         return 0
     account_ids = list(rows.order_by().values_list("account_id", flat=True).distinct())
     ledger = Transaction.objects.filter(account_id__in=account_ids).exclude(import_id=imp.pk)
+    source = import_source(imp)
     marked = 0
-    if ledger.filter(source=IMPORT_SOURCE).exists():
+    if ledger.filter(source=source).exists():
         same_id = Transaction.objects.filter(
             account_id=OuterRef("account_id"),
-            source=IMPORT_SOURCE,
+            source=source,
             external_id=OuterRef("fingerprint"),
         ).exclude(import_id=imp.pk)
         marked += rows.filter(Exists(same_id)).update(
             duplicate=True, duplicate_of=Subquery(same_id.values("id")[:1])
         )
     elsewhere = ledger.filter(date__gte=span["first"], date__lte=span["last"]).filter(
-        Q(source__isnull=True) | ~Q(source=IMPORT_SOURCE)
+        Q(source__isnull=True) | ~Q(source=source)
     )
     if elsewhere.exists():
         same = elsewhere.filter(

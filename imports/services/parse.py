@@ -10,13 +10,14 @@ from typing import Any, BinaryIO
 from django.conf import settings
 from django.core.files.base import File
 from django.db import transaction
+from django.utils import timezone
 
 from core.errors import ApplicationError, Conflict, ValidationFailed
 from core.tasks import enqueue_on_commit
 from finance.currencies import is_currency
 from finance.ledger import fast_insert
 from finance.models import Account, Family
-from imports.models import Import, ImportMapping, ImportRow
+from imports.models import Import, ImportMapping, ImportRow, ImportStatement
 from imports.parsing.csvfile import CsvError, find_column, open_csv
 from imports.parsing.rows import (
     Columns,
@@ -26,7 +27,13 @@ from imports.parsing.rows import (
     occurrence_slot,
     parse_row,
 )
+from imports.parsing.statements import FormatError
 from imports.services.config import LABEL_DEFAULTS, REQUIRED_LABELS, configuration_merge
+from imports.services.formats import (
+    is_statement_import,
+    statement_file_check,
+    statement_rows_parse,
+)
 from imports.services.mappings import rows_accounts_resolve
 from imports.services.progress import progress_clear, progress_write
 from imports.services.publish import import_blockers, import_publish
@@ -87,6 +94,9 @@ def _mapping_values(
 def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | None = None) -> None:
     """(Re)build the rows and mappings of an import from its file and configuration."""
     imp = data_import
+    if is_statement_import(imp):
+        statement_rows_parse(data_import=imp, on_progress=on_progress)
+        return
     config = imp.configuration
     ImportRow.objects.filter(data_import=imp).delete()
     fixed = imp.account
@@ -158,7 +168,7 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
     imp.encoding = reader.encoding
     imp.configuration = {**config, "col_sep": reader.separator}
     imp.save(update_fields=["headers", "encoding", "configuration", "updated_at"])
-    _mappings_sync(imp, totals)
+    mappings_sync(imp, totals)
     from imports.services.dedup import import_duplicates_mark
 
     import_duplicates_mark(data_import=imp)
@@ -167,7 +177,7 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
         on_progress(count)
 
 
-def _mappings_sync(imp: Import, totals: dict[str, Counter[str]]) -> None:
+def mappings_sync(imp: Import, totals: dict[str, Counter[str]]) -> None:
     """One mapping per distinct value; earlier choices for values still present are kept;
     new values map to the household's record of the same name, else categories and tags to
     "create new" and accounts to unassigned (creating accounts is the household's call)."""
@@ -218,33 +228,64 @@ def import_create(
     on_progress: ProgressCallback | None = None,
     background: bool = False,
     publish: bool = False,
+    import_type: str = Import.Type.TRANSACTION,
 ) -> Import:
-    """Store the upload under MEDIA_ROOT and parse it, atomically (a bad file leaves nothing)."""
+    """Store the upload under MEDIA_ROOT and parse it, atomically (a bad file leaves nothing).
+    A statement file (OFX, QIF, CAMT, MT940) that cannot be read is kept as a failed import
+    whose error names the line."""
+    if import_type == Import.Type.QIF and "date_format" not in configuration:
+        configuration = {**configuration, "date_format": "%m/%d/%Y"}  # QIF is a US format
     config = configuration_merge({}, configuration)
-    imp = Import(family=family, account=account, configuration=config)
+    imp = Import(family=family, account=account, configuration=config, type=import_type)
     imp.original_filename = (filename or "upload.csv")[:255]
     imp.file_size = size
-    imp.file.save(f"{imp.id}.csv", File(stream), save=False)
+    imp.file.save(f"{imp.id}.{Import.EXTENSIONS[import_type]}", File(stream), save=False)
     in_background = background and size > settings.IMPORT_SYNC_PARSE_BYTES
     try:
-        import_header_check(data_import=imp)
+        try:
+            import_header_check(data_import=imp)
+        except FormatError as exc:
+            imp.save()
+            import_parse_failed(data_import=imp, error=exc)
+            return imp
         with transaction.atomic():
             imp.parsing = in_background
             imp.save()
             if in_background:
                 enqueue_on_commit("imports.parse", str(imp.pk), publish)
             else:
-                import_rows_parse(data_import=imp, on_progress=on_progress)
+                try:
+                    with transaction.atomic():
+                        import_rows_parse(data_import=imp, on_progress=on_progress)
+                except FormatError as exc:
+                    import_parse_failed(data_import=imp, error=exc)
     except BaseException:
         imp.file.delete(save=False)
         raise
     return imp
 
 
+def import_parse_failed(*, data_import: Import, error: FormatError) -> None:
+    """The file cannot be read: the import fails with nothing parsed, saying where."""
+    imp = data_import
+    ImportRow.objects.filter(data_import=imp).delete()
+    ImportStatement.objects.filter(data_import=imp).delete()
+    ImportMapping.objects.filter(data_import=imp).delete()
+    message = f"The file cannot be read: {error}"[:1000]
+    Import.objects.filter(pk=imp.pk).update(
+        status=Import.Status.FAILED, parsing=False, error=message, updated_at=timezone.now()
+    )
+    import_stats_refresh(data_import=imp)
+    imp.refresh_from_db()
+
+
 def import_header_check(*, data_import: Import) -> None:
     """The fast part of parsing, always in the request: the file opens, the header is unique
     and names the configured columns (a 422 at once, before any background work)."""
     imp = data_import
+    if is_statement_import(imp):
+        statement_file_check(data_import=imp)
+        return
     config = imp.configuration
     with imp.file.open("rb") as stream:
         try:
@@ -273,6 +314,9 @@ def import_parse_run(*, import_id: str, publish: bool = False) -> str:
     except ApplicationError as exc:
         message = "; ".join(exc.errors or [exc.message])
         Import.objects.filter(pk=imp.pk).update(parsing=False, error=message[:1000])
+        return "failed"
+    except FormatError as exc:
+        import_parse_failed(data_import=imp, error=exc)
         return "failed"
     finally:
         progress_clear(imp.pk)
@@ -306,11 +350,20 @@ def import_configure(
         imp.configuration = configuration_merge(locked.configuration, changes)
         if account is not ...:
             imp.account = account
-        import_header_check(data_import=imp)
+        try:
+            import_header_check(data_import=imp)
+        except FormatError as exc:
+            imp.save(update_fields=["configuration", "account", "updated_at"])
+            import_parse_failed(data_import=imp, error=exc)
+            return imp
         imp.parsing = background and imp.file_size > settings.IMPORT_SYNC_PARSE_BYTES
         imp.save(update_fields=["configuration", "account", "parsing", "updated_at"])
         if imp.parsing:
             enqueue_on_commit("imports.parse", str(imp.pk), False)
         else:
-            import_rows_parse(data_import=imp)
+            try:
+                with transaction.atomic():
+                    import_rows_parse(data_import=imp)
+            except FormatError as exc:
+                import_parse_failed(data_import=imp, error=exc)
     return imp

@@ -18,9 +18,11 @@ from core.tasks import enqueue_on_commit
 from finance.ledger import LedgerBatch, ledger_batch
 from finance.models import Account, Category, Tag, Transaction
 from imports.models import Import, ImportMapping, ImportRow
-from imports.services.dedup import IMPORT_SOURCE, import_duplicates_mark
+from imports.services.dedup import import_duplicates_mark
+from imports.services.formats import import_source
 from imports.services.mappings import rows_accounts_resolve
 from imports.services.progress import progress_clear, progress_write
+from imports.services.statements import statement_balances_apply
 from imports.services.stats import TO_CREATE, import_stats_refresh
 from imports.services.verify import expected_counts, household_counts, readback, readback_failed
 
@@ -107,6 +109,7 @@ def _targets(imp: Import, kind: str) -> dict[str, uuid.UUID | None]:
 def _write_transactions(imp: Import, batch: LedgerBatch, on_progress: Any = None) -> None:
     categories = _targets(imp, "category")
     tags = _targets(imp, "tag")
+    source = import_source(imp)
     rows = ImportRow.objects.filter(TO_CREATE, data_import=imp).order_by("id")
     fields = (
         "id",
@@ -140,7 +143,7 @@ def _write_transactions(imp: Import, batch: LedgerBatch, on_progress: Any = None
                     name,
                     notes or None,
                     fp,
-                    IMPORT_SOURCE,
+                    source,
                     categories.get(category) if category else None,
                     imp.pk,
                 )
@@ -175,6 +178,7 @@ def import_publish_run(*, import_id: uuid.UUID | str, on_progress: Any = None) -
             import_stats_refresh(data_import=imp)
             expected = expected_counts(data_import=imp)
             _write_transactions(imp, batch, on_progress)
+            statement_balances_apply(data_import=imp, batch=batch)
             processed = ImportRow.objects.filter(data_import=imp).count()
             Import.objects.filter(pk=imp.pk).update(
                 status=Import.Status.COMPLETE,

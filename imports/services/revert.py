@@ -14,6 +14,7 @@ from finance.models import Account, Category, Tag, Transaction
 from imports.models import Import, ImportMapping
 from imports.services.dedup import import_duplicates_mark
 from imports.services.mappings import rows_accounts_resolve
+from imports.services.statements import statement_balances_restore
 from imports.services.stats import import_stats_refresh
 from imports.services.verify import household_counts
 
@@ -72,6 +73,7 @@ def import_revert_run(*, import_id: uuid.UUID | str) -> str:
             if locked is None or locked.status != Import.Status.REVERTING:
                 return "skipped"
             batch.delete(Transaction.objects.filter(import_id=imp.pk))
+            statement_balances_restore(data_import=imp, batch=batch)
             _delete_created_records(imp, batch)
             verification = dict(imp.verification or {})
             readback = dict(verification.get("readback") or {})

@@ -12,6 +12,7 @@ from django.utils import timezone
 from finance.models import Account, Category, Family, Tag, Transaction
 from finance.serializers.fields import iso_utc
 from imports.models import Import, ImportMapping, ImportRow
+from imports.services.statements import statement_checks
 from imports.services.stats import TO_CREATE
 
 KINDS = ("transactions", "categories", "tags", "accounts")
@@ -78,9 +79,12 @@ def readback(
                     "expected": want.get(key, "0"),
                     "actual": have.get(key, "0"),
                 }
+        statements, unbalanced = statement_checks(data_import=imp)
+        if unbalanced:
+            mismatches["statements"] = unbalanced
         status, error = ("mismatch" if mismatches else "matched"), None
     except Exception as exc:  # the check itself failed: say so, never claim a match
-        after, checked, mismatches = {}, {}, {}
+        after, checked, mismatches, statements = {}, {}, {}, []
         status, error = "failed", f"readback failed: {exc.__class__.__name__}: {exc}"[:500]
     return {
         "status": status,
@@ -92,6 +96,7 @@ def readback(
         "checked_counts": checked,
         "mismatches": mismatches,
         "error": error,
+        "statements": statements,
     }
 
 
@@ -106,4 +111,5 @@ def readback_failed(*, expected: dict[str, int], before: dict[str, int], error: 
         "checked_counts": {},
         "mismatches": {},
         "error": error[:500],
+        "statements": [],
     }

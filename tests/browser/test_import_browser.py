@@ -81,3 +81,51 @@ def test_import_from_upload_to_revert(page, live_server, tmp_path):
     assert not Transaction.objects.filter(import_id=imp.pk).exists()
     page.goto(f"{live_server.url}{reverse('admin:finance_account_change', args=[account.pk])}")
     assert "Cinema" not in page.locator("#latest-transactions").inner_text()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_statement_file_two_accounts_from_upload_to_revert(page, live_server, tmp_path):
+    """A CAMT.053 file with two accounts: recognised, its statements shown and mapped,
+    published with each statement's balance checked, reverted."""
+    from tests.imports.statement_helpers import fixture
+
+    user = UserFactory(email="erika@example.com", family__name="Erika household")
+    household_permissions_grant(user=user)
+    courant = AccountFactory(family=user.family, name="Compte courant", currency="EUR")
+    livret = AccountFactory(family=user.family, name="Livret", currency="EUR")
+    path = tmp_path / "releve.xml"
+    path.write_bytes(fixture("camt053_v08_two_accounts.xml"))
+
+    login(page, live_server, user.email)
+    page.goto(f"{live_server.url}{reverse('admin:imports_import_add')}")
+    page.set_input_files("#id_file", str(path))
+    page.click("#upload")
+    page.wait_for_selector("#import-statements")
+    statements = page.locator("#import-statements").inner_text()
+    assert "FR7630006000011234567890189" in statements
+    assert statements.count("not mapped") == 2
+    assert page.locator("#publish").is_disabled()
+    shot(page, "statement-1-statements")
+
+    page.select_option("select[data-value='FR7630006000011234567890189']", str(courant.pk))
+    page.select_option("select[data-value='FR7630006000019876543210112']", str(livret.pk))
+    page.click("#save-mappings")
+    page.wait_for_selector("text=Mappings saved.")
+    assert "not mapped" not in page.locator("#import-statements").inner_text()
+    page.click("#publish")
+    page.wait_for_selector("#readback-status:has-text('matched')")
+    assert page.locator("#readback-statements").inner_text().count("matched") == 2
+    assert (
+        "Livret: balance 350.00 as of 2024-03-31" in page.locator("#import-readback").inner_text()
+    )
+    shot(page, "statement-2-published")
+    imp = Import.objects.get(family=user.family)
+    assert Transaction.objects.filter(import_id=imp.pk).count() == 5
+    livret.refresh_from_db()
+    assert livret.balance == Decimal("350.00")
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#revert")
+    page.wait_for_selector("#import-status:has-text('pending')")
+    assert not Transaction.objects.filter(import_id=imp.pk).exists()

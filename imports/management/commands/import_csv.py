@@ -20,8 +20,9 @@ from imports.services.publish import import_blockers, import_publish, import_pub
 class Progress:
     """A plain-text progress line on stderr (rows and rows per second)."""
 
-    def __init__(self, label: str, total: int | None = None) -> None:
+    def __init__(self, label: str, total: int | None = None, stream: Any = None) -> None:
         self.label, self.total, self.start, self.last = label, total, time.monotonic(), 0.0
+        self.stream = stream or sys.stderr
 
     def __call__(self, done: int) -> None:
         now = time.monotonic()
@@ -36,11 +37,11 @@ class Progress:
             line = f"\r{self.label} [{bar}] {done}/{self.total} rows ({rate:,.0f}/s)"
         else:
             line = f"\r{self.label} {done} rows ({rate:,.0f}/s)"
-        sys.stderr.write(line)
-        sys.stderr.flush()
+        self.stream.write(line)
+        self.stream.flush()
 
     def finish(self) -> float:
-        sys.stderr.write("\n")
+        self.stream.write("\n")
         return time.monotonic() - self.start
 
 
