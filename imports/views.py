@@ -14,11 +14,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
+from core.filters import QueryFilters
 from finance.api.errors import ApiError, ValidationFailed
 from finance.api.viewsets import FamilyViewSet
 from finance.models import Account
 from imports.models import Import, ImportRow
 from imports.selectors import (
+    ImportFilters,
+    ImportMappingFilters,
+    ImportRowFilters,
     import_list,
     import_mapping_list,
     import_row_list,
@@ -90,9 +94,8 @@ class ImportViewSet(FamilyViewSet):
         responses=ImportListSerializer,
     )
     def list(self, request: Request) -> Response:
-        return self._page(
-            import_list(family=self.family, params=request.query_params), import_representation
-        )
+        filters = QueryFilters(request.query_params).parse(ImportFilters)
+        return self._page(import_list(family=self.family, filters=filters), import_representation)
 
     @extend_schema(responses=ImportEnvelopeSerializer)
     def retrieve(self, request: Request, pk: str) -> Response:
@@ -166,9 +169,10 @@ class ImportViewSet(FamilyViewSet):
     @action(detail=True, methods=["get"], url_path="rows")
     def rows(self, request: Request, pk: str) -> Response:
         imp = self.get_object()
+        filters = QueryFilters(request.query_params).parse(ImportRowFilters)
         targets = mapping_targets(data_import=imp)
         return self._page(
-            import_row_list(data_import=imp, params=request.query_params),
+            import_row_list(data_import=imp, filters=filters),
             lambda row: row_representation(row, imp, targets),
         )
 
@@ -186,7 +190,7 @@ class ImportViewSet(FamilyViewSet):
             raise NotFound()
         body = RowUpdateRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        row = import_row_update(data_import=imp, row=row, data=body.validated_data)
+        row = import_row_update(data_import=imp, row=row, **body.validated_data)
         row = with_transaction_ids(ImportRow.objects.filter(pk=row.pk), imp).get()
         return Response({"data": row_representation(row, imp, mapping_targets(data_import=imp))})
 
@@ -207,8 +211,9 @@ class ImportViewSet(FamilyViewSet):
             body = MappingsUpdateRequestSerializer(data=request.data)
             body.is_valid(raise_exception=True)
             import_mappings_update(data_import=imp, items=body.validated_data["mappings"])
+        filters = QueryFilters(request.query_params).parse(ImportMappingFilters)
         return self._page(
-            import_mapping_list(data_import=imp, params=request.query_params),
+            import_mapping_list(data_import=imp, filters=filters),
             mapping_representation,
         )
 

@@ -26,7 +26,12 @@ from imports.parsing.rows import (
     occurrence_slot,
     parse_row,
 )
-from imports.services.config import LABEL_DEFAULTS, REQUIRED_LABELS, configuration_merge
+from imports.services.config import (
+    LABEL_DEFAULTS,
+    REQUIRED_LABELS,
+    ImportOptions,
+    configuration_merge,
+)
 from imports.services.mappings import rows_accounts_resolve
 from imports.services.progress import progress_clear, progress_write
 from imports.services.publish import import_blockers, import_publish
@@ -214,7 +219,7 @@ def import_create(
     filename: str,
     size: int,
     account: Account | None,
-    configuration: dict[str, Any],
+    configuration: ImportOptions,
     on_progress: ProgressCallback | None = None,
     background: bool = False,
     publish: bool = False,
@@ -290,7 +295,7 @@ def import_configure(
     *,
     data_import: Import,
     account: Account | Any | None,
-    changes: dict[str, Any],
+    changes: ImportOptions,
     background: bool = False,
 ) -> Import:
     """New configuration (or fixed account): the rows are parsed again."""

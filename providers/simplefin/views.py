@@ -40,5 +40,5 @@ class ConnectionReconnectViewSet(FamilyViewSet):
         connection = self.get_object()
         body = ConnectionReconnectRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        connection_reconnect(connection=connection, data=body.validated_data)
+        connection_reconnect(connection=connection, **body.validated_data)
         return Response(ProviderConnectionSerializer(self.get_queryset().get(pk=pk)).data)

@@ -10,7 +10,7 @@ import datetime as dt
 import uuid
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from core.errors import ValidationFailed
 from finance.ledger import LedgerBatch, ledger_batch
@@ -61,6 +61,32 @@ DEFAULT_LABELS = {
     "deposit": "Contribution",
     "withdrawal": "Withdrawal",
 }
+
+
+class TradeUpdateFields(TypedDict, total=False):
+    """What a trade update may change; only what is given changes."""
+
+    date: dt.date
+    qty: Decimal
+    price: Decimal
+    name: str
+    notes: str | None
+    currency: str
+    investment_activity_label: str
+    category_id: uuid.UUID | None
+
+
+class TradeCreateFields(TradeUpdateFields, total=False):
+    """A trade, or plain cash on an investment account (`type` deposit or withdrawal);
+    `account_id` and `date` are required."""
+
+    account_id: uuid.UUID
+    type: str
+    amount: Decimal
+    security_id: uuid.UUID | None
+    ticker: str
+    manual_ticker: str
+    transfer_account_id: uuid.UUID | None
 
 
 @dataclass
@@ -278,7 +304,7 @@ def _cash_create(
     return txn
 
 
-def trade_create(*, family: Family, **fields: Any) -> Entry:
+def trade_create(*, family: Family, **fields: Unpack[TradeCreateFields]) -> Entry:
     """A trade (buy, sell, dividend, ...) or plain cash on an investment account."""
     data: dict[str, Any] = dict(fields)
     plan = _plan(family, data)  # raises 422 before any write
