@@ -12,6 +12,7 @@ from rest_framework import serializers
 
 from core.formats import parse_strict_date
 from finance.currencies import is_currency
+from finance.money import format_amount, to_minor_units
 
 MAX_AMOUNT = Decimal("999999999999999.9999")
 
@@ -86,3 +87,30 @@ class AmountField(serializers.Field):
 
     def to_representation(self, value: Decimal) -> str:
         return f"{value:f}"
+
+
+@extend_schema_field({"type": "string"})
+class MoneyTextField(serializers.Field):
+    """An amount as a plain decimal string at its currency's precision ("25.00", "1200"),
+    read from the object's `amount` and `currency` (decisions.md, Money and signs)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs["source"] = "*"
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: Any) -> str:
+        return format_amount(value.amount, value.currency)
+
+
+@extend_schema_field({"type": "integer"})
+class MinorUnitsField(serializers.Field):
+    """An amount in integer minor units of its currency (cents), read from the object's
+    `amount` and `currency`; `sign` turns the ledger-signed value into the one answered."""
+
+    def __init__(self, *, sign: Any, **kwargs: Any) -> None:
+        self.sign = sign
+        kwargs["source"] = "*"
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: Any) -> int:
+        return self.sign(to_minor_units(value.amount, value.currency))

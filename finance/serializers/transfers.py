@@ -9,15 +9,7 @@ from rest_framework import serializers
 from finance.models import RejectedTransfer, Transaction, Transfer
 from finance.money import format_amount, to_minor_units
 from finance.serializers.fields import StrictDateField, UtcDateTimeField, iso_utc
-
-
-class LegAccountSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    name = serializers.CharField()
-    account_type = serializers.CharField()
-
-    class Meta:
-        ref_name = "TransferLegAccount"
+from finance.serializers.refs import AccountBriefRefSerializer, account_brief_ref
 
 
 class TransferLegSerializer(serializers.Serializer):
@@ -32,7 +24,7 @@ class TransferLegSerializer(serializers.Serializer):
     currency = serializers.CharField()
     name = serializers.CharField()
     kind = serializers.ChoiceField(choices=Transaction.Kind.values)
-    account = LegAccountSerializer()
+    account = AccountBriefRefSerializer()
 
     class Meta:
         ref_name = "RejectedTransferLeg"
@@ -48,11 +40,7 @@ def leg(txn: Transaction) -> dict[str, Any]:
         "currency": txn.currency,
         "name": txn.name,
         "kind": txn.kind,
-        "account": {
-            "id": str(txn.account.id),
-            "name": txn.account.name,
-            "account_type": txn.account.account_type,
-        },
+        "account": account_brief_ref(txn.account),
     }
 
 
