@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from finance.money import format_amount
-from finance.serializers.fields import iso_utc
+from finance.serializers.fields import TextChoiceField, iso_utc
 from imports.models import Import, ImportMapping, ImportRow
-from imports.services.config import CONFIG_KEYS
+from imports.parsing.csvfile import SEPARATORS
+from imports.parsing.dates import DATE_FORMATS
+from imports.parsing.numbers import NUMBER_FORMATS
+from imports.services.config import CONFIG_KEYS, SIGNAGE
 from imports.services.progress import progress_read
 
 STAT_KEYS = (
@@ -24,6 +27,15 @@ STAT_KEYS = (
     "skipped_rows_count",
     "rows_processed",
 )
+READBACK_STATUSES = ("not_verified", "matched", "mismatch", "failed", "reverted")
+# The configuration options with a closed set of values (the others name file columns);
+# an empty `col_sep` asks for the separator to be detected.
+OPTION_VALUES: dict[str, tuple[str, ...]] = {
+    "date_format": DATE_FORMATS,
+    "number_format": tuple(NUMBER_FORMATS),
+    "signage_convention": SIGNAGE,
+    "col_sep": ("", *SEPARATORS),
+}
 READBACK_KEYS = (
     "checked_at",
     "expected_record_counts",
@@ -148,6 +160,9 @@ class StatusDetailSerializer(serializers.Serializer):
     publishable = serializers.BooleanField()
     revertable = serializers.BooleanField()
 
+    class Meta:
+        ref_name = "ImportStatusDetail"
+
 
 ConfigurationSerializer = type(
     "ImportConfiguration",
@@ -159,7 +174,7 @@ _COUNTS = serializers.DictField(child=serializers.IntegerField())
 
 
 class ReadbackSerializer(serializers.Serializer):
-    status = serializers.CharField(help_text="not_verified, matched, mismatch, failed, reverted")
+    status = TextChoiceField(choices=READBACK_STATUSES)
     checked_at = serializers.CharField(allow_null=True)
     expected_record_counts = serializers.DictField(
         child=serializers.IntegerField(), allow_null=True
@@ -171,20 +186,24 @@ class ReadbackSerializer(serializers.Serializer):
     mismatches = serializers.DictField(allow_null=True)
     error = serializers.CharField(allow_null=True)
 
+    class Meta:
+        ref_name = "ImportReadback"
+
 
 class VerificationSerializer(serializers.Serializer):
     expected_record_counts = serializers.DictField(child=serializers.IntegerField())
     readback = ReadbackSerializer()
 
+    class Meta:
+        ref_name = "ImportVerification"
+
 
 class ImportSerializer(serializers.Serializer):
     id = serializers.UUIDField()
-    # Plain strings with the values described (not enums): drf-spectacular would name enum
-    # components after the field and collide with other resources' `type` and `status`.
-    type = serializers.CharField(help_text="TransactionImport")
-    status = serializers.CharField(
-        help_text="pending, importing, complete, failed, reverting, revert_failed"
-    )
+    # Inline enums: components named after `type` and `status` would collide with other
+    # resources'.
+    type = TextChoiceField(choices=Import.Type.choices)
+    status = TextChoiceField(choices=Import.Status.choices)
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
     status_detail = StatusDetailSerializer()
@@ -207,9 +226,15 @@ class MetaSerializer(serializers.Serializer):
     total_count = serializers.IntegerField()
     total_pages = serializers.IntegerField()
 
+    class Meta:
+        ref_name = "PageMeta"
+
 
 class ImportEnvelopeSerializer(serializers.Serializer):
     data = ImportSerializer()
+
+    class Meta:
+        ref_name = "ImportEnvelope"
 
 
 @extend_schema_serializer(many=False)
@@ -222,6 +247,9 @@ class RowMappingSerializer(serializers.Serializer):
     account_id = serializers.UUIDField(allow_null=True)
     category_id = serializers.UUIDField(allow_null=True)
     tag_ids = serializers.ListField(child=serializers.UUIDField())
+
+    class Meta:
+        ref_name = "ImportRowMapping"
 
 
 class ImportRowSerializer(serializers.Serializer):
@@ -256,13 +284,13 @@ class ImportRowListSerializer(serializers.Serializer):
 class ImportRowEnvelopeSerializer(serializers.Serializer):
     data = ImportRowSerializer()
 
+    class Meta:
+        ref_name = "ImportRowEnvelope"
 
-@extend_schema_field({"type": "string", "description": "category, tag or account"})
+
 class MappingKindField(serializers.ChoiceField):
-    """Inline enum: a component named after `kind` would collide with transaction kinds."""
-
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(ImportMapping.Kind.values, **kwargs)
+        super().__init__(ImportMapping.Kind.choices, **kwargs)
 
 
 class ImportMappingSerializer(serializers.Serializer):
@@ -285,6 +313,15 @@ class ImportMappingListSerializer(serializers.Serializer):
 # --- Requests --------------------------------------------------------------------------------
 
 
+def option_field(key: str) -> serializers.CharField:
+    """A configuration option in a request: text, checked by the import's configuration (its
+    messages word the errors); the document lists the allowed values of those that have them."""
+    kwargs: dict[str, Any] = {"required": False, "allow_blank": True, "trim_whitespace": False}
+    if key in OPTION_VALUES:
+        return TextChoiceField(choices=OPTION_VALUES[key], **kwargs)
+    return serializers.CharField(**kwargs)
+
+
 class BooleanText(serializers.BooleanField):
     """JSON true/false and the strings "true"/"false" (forms) alike."""
 
@@ -296,19 +333,14 @@ class ImportCreateRequestSerializer(serializers.Serializer):
     )
     account_id = serializers.UUIDField(required=False, allow_null=True)
     publish = BooleanText(required=False, default=False)
-    type = serializers.CharField(required=False, help_text="TransactionImport")
+    type = TextChoiceField(choices=Import.Type.choices, required=False)
 
     def validate_type(self, value: str) -> str:
         if value not in Import.Type.values:
             raise serializers.ValidationError(f"must be one of {', '.join(Import.Type.values)}")
         return value
 
-    locals().update(
-        {
-            k: serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
-            for k in CONFIG_KEYS
-        }
-    )
+    locals().update({k: option_field(k) for k in CONFIG_KEYS})
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         has_file, has_raw = "file" in attrs, "raw_file_content" in attrs
@@ -318,15 +350,16 @@ class ImportCreateRequestSerializer(serializers.Serializer):
             )
         return attrs
 
+    class Meta:
+        ref_name = "ImportCreate"
+
 
 class ImportUpdateRequestSerializer(serializers.Serializer):
     account_id = serializers.UUIDField(required=False, allow_null=True)
-    locals().update(
-        {
-            k: serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
-            for k in CONFIG_KEYS
-        }
-    )
+    locals().update({k: option_field(k) for k in CONFIG_KEYS})
+
+    class Meta:
+        ref_name = "ImportUpdate"
 
 
 class MappingChangeSerializer(serializers.Serializer):
@@ -341,11 +374,20 @@ class MappingChangeSerializer(serializers.Serializer):
             raise serializers.ValidationError("name the mapping by id, or by kind and value")
         return attrs
 
+    class Meta:
+        ref_name = "ImportMappingChange"
+
 
 class MappingsUpdateRequestSerializer(serializers.Serializer):
     mappings = MappingChangeSerializer(many=True, allow_empty=False)
+
+    class Meta:
+        ref_name = "ImportMappingsUpdate"
 
 
 class RowUpdateRequestSerializer(serializers.Serializer):
     force = serializers.BooleanField(required=False)
     skip = serializers.BooleanField(required=False)
+
+    class Meta:
+        ref_name = "ImportRowUpdate"

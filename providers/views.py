@@ -20,6 +20,7 @@ from finance.api.resources import (
 )
 from finance.api.viewsets import FamilyViewSet
 from finance.models import Account
+from providers import docs
 from providers.models import ProviderAccount, ProviderConnection, Sync
 from providers.selectors import (
     SyncFilters,
@@ -49,7 +50,7 @@ TAG = ["Provider connections"]
 @extend_schema(tags=TAG)
 class ProviderConnectionViewSet(ListMixin, CreateMixin, RetrieveMixin, DestroyMixin):
     model = ProviderConnection
-    noun = "provider connection"
+    noun, plural = "provider connection", "provider connections"
     serializer_class = ProviderConnectionSerializer
     create_request = ConnectionCreateRequestSerializer  # the body holds the fields (no root key)
     base_queryset = connection_queryset
@@ -58,19 +59,30 @@ class ProviderConnectionViewSet(ListMixin, CreateMixin, RetrieveMixin, DestroyMi
     instance_arg = "connection"
     idempotent_create = True  # a reconnect in place (`connection_id`) answers 200
     reload_after_write = True
+    notes = docs.CONNECTION_NOTES
+    examples = {"create": docs.CONNECTION_EXAMPLES}
 
     @property
     def results_key(self) -> str:  # type: ignore[override]
         return "accounts" if getattr(self, "action", None) == "accounts" else "provider_connections"
 
-    @extend_schema(responses=ProviderAccountSerializer(many=True))
+    @extend_schema(
+        summary="List a connection's provider accounts",
+        description=docs.CONNECTION_ACCOUNTS,
+        responses=ProviderAccountSerializer(many=True),
+    )
     @action(detail=True, methods=["get"], url_path="accounts")
     def accounts(self, request: Request, pk: str) -> Response:
         connection = self.get_object()
         qs = ProviderAccount.objects.filter(connection=connection).order_by("name", "id")
         return self.paginated(qs, ProviderAccountSerializer)
 
-    @extend_schema(request=None, responses={202: SyncSerializer})
+    @extend_schema(
+        summary="Sync a connection now",
+        description=docs.CONNECTION_SYNC,
+        request=None,
+        responses={202: SyncSerializer},
+    )
     @action(detail=True, methods=["post"], url_path="sync")
     def sync(self, request: Request, pk: str) -> Response:
         sync, _ = sync_request(connection=self.get_object())
@@ -89,6 +101,7 @@ class ProviderAccountViewSet(RetrieveMixin, PartialUpdateMixin):
     update_service = provider_account_update
     instance_arg = "provider_account"
     reload_after_write = True
+    notes = {"partial_update": docs.PROVIDER_ACCOUNT_UPDATE}
 
 
 @extend_schema(tags=TAG)
@@ -99,6 +112,7 @@ class SyncViewSet(ReadOnlyResourceViewSet):
     filters = SyncFilters
     base_queryset = sync_queryset
     selector = sync_list
+    notes = {"list": docs.SYNCS}
 
 
 @extend_schema(tags=TAG)
@@ -110,7 +124,13 @@ class AccountSyncViewSet(FamilyViewSet):
     def get_queryset(self) -> QuerySet[Account]:
         return Account.objects.filter(family=self.family)
 
-    @extend_schema(request=None, responses={202: SyncSerializer}, operation_id="account_sync")
+    @extend_schema(
+        summary="Sync an account now",
+        description=docs.ACCOUNT_SYNC,
+        request=None,
+        responses={202: SyncSerializer},
+        operation_id="account_sync",
+    )
     @action(detail=True, methods=["post"], url_path="sync")
     def sync(self, request: Request, pk: str) -> Response:
         sync = account_sync_request(account=self.get_object())

@@ -74,7 +74,7 @@ class TradeCreateRequestSerializer(serializers.Serializer):
     trade = TradeCreateFieldsSerializer()
 
     class Meta:
-        ref_name = "TradeCreateRequest"
+        ref_name = "TradeCreate"
 
 
 class TradeUpdateFieldsSerializer(serializers.Serializer):
@@ -97,7 +97,7 @@ class TradeUpdateRequestSerializer(serializers.Serializer):
     trade = TradeUpdateFieldsSerializer()
 
     class Meta:
-        ref_name = "TradeUpdateRequest"
+        ref_name = "TradeUpdate"
 
 
 # --- responses ------------------------------------------------------------------------------

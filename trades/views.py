@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework.routers import SimpleRouter
 
 from finance.api.resources import ReadOnlyResourceViewSet, ResourceViewSet
+from trades import docs
 from trades.models import Holding, Security, Trade
 from trades.selectors import (
     HoldingFilters,
@@ -35,6 +36,12 @@ class SecurityViewSet(ReadOnlyResourceViewSet):
     filters = SecurityFilters
     base_queryset = securities_visible  # the shared reference securities and the household's
     selector = security_list
+    list_order = "by ticker"
+    notes = {
+        "list": "The shared reference securities (created from tickers, seen by every "
+        "household) and the household's own manual ones. `search` matches part of the ticker "
+        "or the name; `ticker` an exact ticker, optionally `TICKER|MIC`.",
+    }
 
 
 class TradeViewSet(ResourceViewSet):
@@ -51,6 +58,8 @@ class TradeViewSet(ResourceViewSet):
     update_service = trade_update
     delete_service = trade_delete
     reload_after_write = True
+    notes = docs.TRADE_NOTES
+    examples = {"create": docs.TRADE_EXAMPLES}
 
 
 class HoldingViewSet(ReadOnlyResourceViewSet):
@@ -60,6 +69,12 @@ class HoldingViewSet(ReadOnlyResourceViewSet):
     filters = HoldingFilters
     base_queryset = holding_base_queryset
     selector = holding_list
+    list_order = "by account, then ticker"
+    notes = {
+        "list": "Positions of the household's investment and crypto accounts: quantity, "
+        "price, cost basis (average cost), market value. They follow the account's trades, or, "
+        "for an account linked to a provider that reports holdings, the provider (`source`).",
+    }
 
 
 def register(router: SimpleRouter) -> None:

@@ -51,6 +51,7 @@ class ResourceBase(FamilyViewSet):
     root_key: ClassVar[str | None] = None
     noun: ClassVar[str] = ""
     results_key: str = "results"  # the list body's key ("transactions")
+    plural: ClassVar[str] = ""  # the plural noun of the documentation (default: results_key)
     create_request: ClassVar[type[serializers.Serializer] | None] = None
     update_request: ClassVar[type[serializers.Serializer] | None] = None
     create_response: ClassVar[type[serializers.Serializer] | None] = None  # default: the output
@@ -82,6 +83,8 @@ class ResourceBase(FamilyViewSet):
             cls.noun = cls.root_key.replace("_", " ")
         if cls.noun and not cls.__dict__.get("label"):
             cls.label = cls.noun.capitalize()
+        if isinstance(cls.__dict__.get("results_key"), str) and not cls.__dict__.get("plural"):
+            cls.plural = cls.results_key.replace("_", " ")
 
     @classmethod
     def declared_operation(cls, action: str) -> dict[str, Any]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular import openapi
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.plumbing import build_choice_field
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
@@ -35,6 +37,20 @@ _ERRORS = {
     "429": "Rate limit exceeded; see Retry-After.",
 }
 _WRITE = {"POST", "PUT", "PATCH", "DELETE"}
+
+
+class TextChoiceFieldExtension(OpenApiSerializerFieldExtension):
+    """A `TextChoiceField` is documented as the string it is, with its values as an enum."""
+
+    target_class = "finance.serializers.fields.TextChoiceField"
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        text = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        return {
+            **text,
+            **build_choice_field(serializers.ChoiceField(self.target.documented_choices)),
+        }
 
 
 def filter_parameters(filters: type | None) -> list[OpenApiParameter]:
@@ -82,6 +98,14 @@ class AutoSchema(openapi.AutoSchema):
 
     def get_description(self) -> str:  # type: ignore[override]
         return self._declared().get("description", "")
+
+    def get_serializer_name(self, serializer: Any, direction: Any) -> str:
+        # COMPONENT_SPLIT_REQUEST names request components "<name>Request": a request
+        # serializer's own "Request" suffix would make it "...RequestRequest".
+        name = super().get_serializer_name(serializer, direction)
+        if name.endswith("RequestSerializer"):
+            name = name.removesuffix("RequestSerializer") + "Serializer"
+        return name
 
     def get_examples(self) -> list[Any]:
         return [*super().get_examples(), *self._declared().get("examples", [])]

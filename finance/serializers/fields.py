@@ -114,3 +114,14 @@ class MinorUnitsField(serializers.Field):
 
     def to_representation(self, value: Any) -> int:
         return self.sign(to_minor_units(value.amount, value.currency))
+
+
+class TextChoiceField(serializers.CharField):
+    """Text that a service checks against `choices` (its messages word the errors, as for every
+    other way in, the admin's included); the OpenAPI document describes it as a ChoiceField of
+    those choices (finance/api/schema.py): an enum, named as the same choices elsewhere."""
+
+    def __init__(self, *, choices: Any, **kwargs: Any) -> None:
+        # Not `self.choices`: DRF's OPTIONS metadata reads that as a ChoiceField's dict.
+        self.documented_choices = choices
+        super().__init__(**kwargs)

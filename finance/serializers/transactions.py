@@ -70,7 +70,7 @@ class TransactionCreateRequestSerializer(serializers.Serializer):
     transaction = TransactionFieldsSerializer()
 
     class Meta:
-        ref_name = "TransactionCreateRequest"
+        ref_name = "TransactionCreate"
 
 
 class TransactionUpdateFieldsSerializer(TransactionFieldsSerializer):
@@ -91,7 +91,7 @@ class TransactionUpdateRequestSerializer(serializers.Serializer):
     transaction = TransactionUpdateFieldsSerializer()
 
     class Meta:
-        ref_name = "TransactionUpdateRequest"
+        ref_name = "TransactionUpdate"
 
 
 class TransactionSerializer(serializers.Serializer):
@@ -138,7 +138,7 @@ class TransactionBulkRequestSerializer(serializers.Serializer):
     )
 
     class Meta:
-        ref_name = "TransactionBulkRequest"
+        ref_name = "TransactionBulkItems"
 
 
 class TransactionBulkRequestDocSerializer(serializers.Serializer):
@@ -147,7 +147,7 @@ class TransactionBulkRequestDocSerializer(serializers.Serializer):
     transactions = TransactionFieldsSerializer(many=True, min_length=1, max_length=BULK_MAX_ITEMS)
 
     class Meta:
-        ref_name = "TransactionBulkRequestBody"
+        ref_name = "TransactionBulk"
 
 
 def transaction_bulk_items_validate(items: list[Any]) -> list[dict[str, Any] | list[str]]:

@@ -23,7 +23,7 @@ class TransferLegSerializer(serializers.Serializer):
     amount_cents = serializers.IntegerField(help_text="minor units, ledger sign")
     currency = serializers.CharField()
     name = serializers.CharField()
-    kind = serializers.ChoiceField(choices=Transaction.Kind.values)
+    kind = serializers.ChoiceField(choices=Transaction.Kind.choices)
     account = AccountBriefRefSerializer()
 
     class Meta:
@@ -105,4 +105,4 @@ class TransferCreateRequestSerializer(serializers.Serializer):
     transfer = TransferFieldsSerializer()
 
     class Meta:
-        ref_name = "TransferCreateRequest"
+        ref_name = "TransferCreate"

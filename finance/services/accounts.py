@@ -51,7 +51,7 @@ def account_update(*, account: Account, **fields: Unpack[AccountFields]) -> Acco
     return account
 
 
-def _account_update(batch: Any, account: Account, data: dict[str, Any]) -> None:
+def _account_update(batch: Any, account: Account, data: AccountFields) -> None:
     old_classification = account.classification
     currency_changes = "currency" in data and data["currency"] != account.currency
     if currency_changes and Transaction.objects.filter(account=account).exists():

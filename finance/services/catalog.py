@@ -52,7 +52,9 @@ def _save(obj: M, what: str) -> M:
     return obj
 
 
-def _apply(obj: models.Model, data: Any, fields: tuple[str, ...]) -> None:
+def _apply(
+    obj: models.Model, data: CategoryFields | MerchantFields | TagFields, fields: tuple[str, ...]
+) -> None:
     for field in fields:
         if field in data and data[field] is not None:
             setattr(obj, field, data[field])

@@ -7,7 +7,7 @@ import datetime as dt
 from typing import Any
 
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -45,6 +45,34 @@ class AccountViewSet(ResourceViewSet):
     destroy_parameters = [
         OpenApiParameter("cascade", bool, description="also delete the account's transactions")
     ]
+    notes = {
+        "list": "Disabled accounts are left out unless `include_disabled=true` or "
+        "`status=disabled` is asked for; they stay readable by id. `balance` is the current "
+        "balance as a decimal string at the currency's precision.",
+        "create": "`name` is required; `account_type` defaults to `depository`, `status` to "
+        "`active` and `currency` to the household's currency.",
+        "partial_update": "The currency cannot change once the account has transactions (422).",
+        "destroy": "An account with transactions or trades is refused with a 409 unless "
+        "`cascade=true`, which deletes them with it; the other legs of its transfers become "
+        "standard transactions again.",
+    }
+    examples = {
+        "create": [
+            OpenApiExample(
+                "A checking account",
+                summary="A checking account",
+                value={
+                    "account": {
+                        "name": "Everyday checking",
+                        "account_type": "depository",
+                        "currency": "EUR",
+                        "institution_name": "Demo Bank",
+                    }
+                },
+                request_only=True,
+            )
+        ]
+    }
 
     def destroy_options(self, request: Request) -> dict[str, Any]:
         f = QueryFilters(request.query_params)
@@ -53,6 +81,11 @@ class AccountViewSet(ResourceViewSet):
         return {"cascade": bool(cascade)}
 
     @extend_schema(
+        summary="Get an account's daily balances",
+        description="The account's end-of-day balance for every day from `start_date` to "
+        "`end_date` (both inclusive; by default the last 30 days up to today, at most "
+        f"{MAX_SERIES_DAYS} days), in the account's currency. Days before the account's first "
+        "transaction are left out; days after its last one carry the latest balance.",
         parameters=[
             OpenApiParameter("start_date", str, description="YYYY-MM-DD; default 30 days back"),
             OpenApiParameter("end_date", str, description="YYYY-MM-DD; default today"),
@@ -61,7 +94,6 @@ class AccountViewSet(ResourceViewSet):
     )
     @action(detail=True, methods=["get"])
     def balances(self, request: Request, pk: str) -> Response:
-        """End-of-day balances, one per day from the account's first transaction on."""
         account = self.get_object()
         f = QueryFilters(request.query_params)
         start_date, end_date = f.date_range()

@@ -19,6 +19,8 @@ from finance.serializers.ledger import (
 )
 from finance.services import catalog
 
+NAMES = "Names are unique in the household, compared without regard to case."
+
 
 class CategoryViewSet(ResourceViewSet):
     model = Category
@@ -31,6 +33,15 @@ class CategoryViewSet(ResourceViewSet):
     create_service = catalog.category_create
     update_service = catalog.category_update
     delete_service = catalog.category_delete
+    notes = {
+        "list": "`parent_id` lists the subcategories of one category, `roots_only=true` the "
+        "top-level ones.",
+        "create": NAMES + " `color` is `#RRGGBB` (default `#6172F3`). `parent_id` makes it a "
+        "subcategory of a top-level category: categories nest two levels at most.",
+        "partial_update": NAMES + " A category with subcategories cannot get a parent.",
+        "destroy": "Its transactions stay, without a category; its subcategories become "
+        "top-level categories.",
+    }
 
 
 class MerchantViewSet(ResourceViewSet):
@@ -43,6 +54,11 @@ class MerchantViewSet(ResourceViewSet):
     create_service = catalog.merchant_create
     update_service = catalog.merchant_update
     delete_service = catalog.merchant_delete
+    notes = {
+        "create": NAMES,
+        "partial_update": NAMES,
+        "destroy": "Its transactions stay, without a merchant.",
+    }
 
 
 class TagViewSet(ResourceViewSet):
@@ -55,3 +71,8 @@ class TagViewSet(ResourceViewSet):
     create_service = catalog.tag_create
     update_service = catalog.tag_update
     delete_service = catalog.tag_delete
+    notes = {
+        "create": NAMES + " `color` is `#RRGGBB` (default `#6172F3`).",
+        "partial_update": NAMES,
+        "destroy": "It is taken off its transactions, which stay.",
+    }

@@ -1,3 +1,6 @@
+"""Transactions: list, get, create (idempotent by external id), update, delete, and bulk
+create; the operations' client documentation is in finance/views/transaction_docs.py."""
+
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
@@ -28,6 +31,7 @@ from finance.services.transactions import (
     transaction_update,
 )
 from finance.services.transactions_bulk import transactions_bulk_create
+from finance.views import transaction_docs as docs
 
 
 class TransactionViewSet(ResourceViewSet):
@@ -43,19 +47,18 @@ class TransactionViewSet(ResourceViewSet):
     update_service = transaction_update
     delete_service = transaction_delete
     instance_arg = "txn"
+    list_order = "newest first (by date, then creation time)"
     idempotent_create = True  # an (account, source, external_id) already stored: 200
     reload_after_write = True
+    notes = docs.NOTES
+    examples = {"create": docs.CREATE_EXAMPLES}
 
     @extend_schema(
         request=TransactionBulkRequestDocSerializer,
         responses={200: TransactionBulkResponseSerializer},
-        description=(
-            "Create up to 1,000 transactions, each under the rules of the single create. "
-            "Answers 200 with one result per item, in order: status 201 (created), 200 "
-            "(existing: same account, source and external_id, stored before or earlier in this "
-            "request) or 422 with that item's errors. A missing, empty or oversized "
-            "`transactions` list is a 422 for the whole request."
-        ),
+        summary="Create many transactions",
+        description=docs.BULK,
+        examples=docs.BULK_EXAMPLES,
     )
     @action(detail=False, methods=["post"], url_path="bulk")
     def bulk(self, request: Request) -> Response:
