@@ -128,6 +128,10 @@ class TradeCreatedSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "TradeCreated"
+        description = (
+            "What a trade create recorded: a trade, or for a deposit or withdrawal a transaction "
+            "(`entryable_type` says which)."
+        )
 
     def to_representation(self, entry: Entry) -> dict[str, Any]:
         record = entry.record
@@ -164,6 +168,11 @@ class TradeSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "Trade"
+        description = (
+            "A trade. `amount` is its cash flow in the ledger sign: a buy is positive, a sell, "
+            "dividend or interest negative. `qty` (negative for a sell) and `price` are plain "
+            "decimal text."
+        )
 
     def to_representation(self, trade: Trade) -> dict[str, Any]:
         return {

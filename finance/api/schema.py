@@ -99,6 +99,16 @@ class AutoSchema(openapi.AutoSchema):
     def get_description(self) -> str:  # type: ignore[override]
         return self._declared().get("description", "")
 
+    def _map_basic_serializer(self, serializer: Any, direction: Any) -> dict[str, Any]:
+        # A component's description is its serializer's `Meta.description` (for clients), never
+        # the class docstring (for developers), which drf-spectacular would show.
+        schema = super()._map_basic_serializer(serializer, direction)
+        schema.pop("description", None)
+        description = getattr(getattr(serializer, "Meta", None), "description", None)
+        if description:
+            schema["description"] = description
+        return schema
+
     def get_serializer_name(self, serializer: Any, direction: Any) -> str:
         # COMPONENT_SPLIT_REQUEST names request components "<name>Request": a request
         # serializer's own "Request" suffix would make it "...RequestRequest".

@@ -158,6 +158,10 @@ class TransferRefSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "TransferRef"
+        description = (
+            "The transfer this transaction is a leg of: its id and status, the amount moved "
+            "(unsigned) and the other leg's account."
+        )
 
     def get_attribute(self, instance: Transaction) -> TransferSide | None:
         return transfer_side(instance)

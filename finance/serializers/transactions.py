@@ -54,6 +54,10 @@ class TransactionFieldsSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "TransactionFields"
+        description = (
+            "A transaction's fields: under the `transaction` key of a create, or one item of a "
+            "bulk create."
+        )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if "name" not in attrs and "description" in attrs:
@@ -80,6 +84,9 @@ class TransactionUpdateFieldsSerializer(TransactionFieldsSerializer):
 
     class Meta:
         ref_name = "TransactionUpdateFields"
+        description = (
+            "The fields to change, under the `transaction` key: only what is sent changes."
+        )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -125,6 +132,13 @@ class TransactionSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "Transaction"
+        description = (
+            "A transaction. `amount` is a decimal string at the currency's precision, in the "
+            "ledger sign: positive is money leaving the account, negative money entering it. "
+            "`amount_cents` is its absolute value in minor units, `signed_amount_cents` the "
+            "signed one with income positive; `classification` is `income` for money entering, "
+            "else `expense`."
+        )
 
     def to_representation(self, txn: Transaction) -> dict[str, Any]:
         return transaction_representation(txn)

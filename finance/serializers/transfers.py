@@ -28,6 +28,10 @@ class TransferLegSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "RejectedTransferLeg"
+        description = (
+            "A leg of a transfer or a rejected transfer: the transaction (`entry_id` is its id "
+            "too), its amount in the ledger sign and its account."
+        )
 
 
 def leg(txn: Transaction) -> dict[str, Any]:

@@ -153,6 +153,40 @@ def test_every_operation_has_a_summary_and_a_description_for_clients(schema):
     assert not problems, "\n".join(problems)
 
 
+def test_component_descriptions_are_for_clients(schema):
+    """drf-spectacular would describe a component with its serializer's docstring."""
+    docstrings = _docstrings() | _serializer_docstrings()
+    problems = []
+    for name, component in schema["components"]["schemas"].items():
+        description = component.get("description")
+        if description is None or name.endswith("Enum"):
+            continue
+        why = looks_like_a_code_comment(description, docstrings)
+        if why:
+            problems.append(f"{name}: {why}: {description!r}")
+    assert not problems, "\n".join(problems)
+
+
+def _serializer_docstrings() -> set[str]:
+    import finance.serializers.refs
+    import finance.serializers.transactions
+    import finance.serializers.transfers
+    import trades.serializers
+
+    found = set()
+    for module in (
+        finance.serializers.refs,
+        finance.serializers.transactions,
+        finance.serializers.transfers,
+        trades.serializers,
+    ):
+        for obj in vars(module).values():
+            doc = inspect.getdoc(obj) if inspect.isclass(obj) else None
+            if doc and len(doc) > 20 and obj.__module__ == module.__name__:
+                found.add(" ".join(doc.split()))
+    return found
+
+
 def test_the_code_comment_check_can_fail():
     docstrings = _docstrings()
     for text in (
