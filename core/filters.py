@@ -1,17 +1,59 @@
-"""Query-string filters: each reader returns the typed value or raises a 422 naming the filter."""
+"""Query-string filters: each reader returns the typed value or raises a 422 naming the filter.
+
+A list's filters are a small frozen dataclass whose fields say which query parameter they read
+and how (`query_param`). The API layer reads the query string into it
+(`QueryFilters(params).parse(SomeFilters)`) and documents the parameters from the same
+declaration; the selector takes the dataclass and never sees a query dict."""
 
 from __future__ import annotations
 
 import datetime as dt
 import uuid
+from dataclasses import dataclass, field, fields
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypeVar
 
 from core.errors import ValidationFailed
 from core.formats import parse_strict_date
 
 _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no"}
+_KINDS = ("uuid", "uuid_list", "date", "decimal", "choice", "boolean", "text")
+F = TypeVar("F")
+
+
+@dataclass(frozen=True)
+class QueryParam:
+    """How one filter field is read from the query string."""
+
+    kind: str
+    name: str | None = None  # the parameter's name when it is not the field's
+    choices: tuple[str, ...] = ()
+    max_length: int = 200
+    not_before: str | None = None  # the date field this one must not precede
+    description: str | None = None
+
+
+def query_param(
+    kind: str,
+    *,
+    name: str | None = None,
+    choices: tuple[str, ...] | list[str] = (),
+    max_length: int = 200,
+    not_before: str | None = None,
+    description: str | None = None,
+) -> Any:
+    """A filter dataclass field, read from the query parameter of its name (or `name`)."""
+    if kind not in _KINDS:
+        raise ValueError(f"unknown filter kind {kind!r}")
+    spec = QueryParam(kind, name, tuple(choices), max_length, not_before, description)
+    default: Any = () if kind == "uuid_list" else None
+    return field(default=default, metadata={"query": spec})
+
+
+def query_params(cls: type) -> list[tuple[str, QueryParam]]:
+    """The (field name, spec) pairs of a filter dataclass, in declaration order."""
+    return [(f.name, f.metadata["query"]) for f in fields(cls) if "query" in f.metadata]
 
 
 class QueryFilters:
@@ -113,3 +155,24 @@ class QueryFilters:
     def check(self) -> None:
         if self.errors:
             raise ValidationFailed(self.errors)
+
+    def parse(self, cls: type[F]) -> F:
+        """The filter dataclass `cls` read from the query string; a 422 naming every bad value."""
+        values: dict[str, Any] = {}
+        names: dict[str, str] = {}
+        for attr, spec in query_params(cls):
+            name = names[attr] = spec.name or attr
+            if spec.kind == "uuid_list":
+                value: Any = tuple(self.uuid_list(name))
+            elif spec.kind == "choice":
+                value = self.choice(name, spec.choices)
+            elif spec.kind == "text":
+                value = self.text(name, max_length=spec.max_length)
+            else:
+                value = getattr(self, spec.kind)(name)
+            earlier = values.get(spec.not_before) if spec.not_before else None
+            if value is not None and earlier is not None and earlier > value:
+                self.errors.append(f"{name}: must not be before {names[spec.not_before]}")
+            values[attr] = value
+        self.check()
+        return cls(**values)

@@ -2,38 +2,48 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db.models import Case, OuterRef, QuerySet, Subquery, UUIDField, When
 
-from core.filters import QueryFilters
+from core.filters import query_param
 from finance.models import Family, Transaction
 from imports.models import Import, ImportMapping, ImportRow
 from imports.services.formats import import_source
 from imports.services.stats import TO_CREATE
 
 
-def import_list(*, family: Family, params: object) -> QuerySet[Import]:
-    filters = QueryFilters(params)
-    status = filters.choice("status", Import.Status.values)
-    kind = filters.choice("type", Import.Type.values)
-    filters.check()
+@dataclass(frozen=True)
+class ImportFilters:
+    status: str | None = query_param(
+        "choice", choices=Import.Status.values, description=", ".join(Import.Status.values)
+    )
+    type: str | None = query_param(
+        "choice", choices=Import.Type.values, description=", ".join(Import.Type.values)
+    )
+
+
+def import_list(*, family: Family, filters: ImportFilters) -> QuerySet[Import]:
     qs = Import.objects.filter(family=family)
-    if status:
-        qs = qs.filter(status=status)
-    if kind:
-        qs = qs.filter(type=kind)
+    if filters.status:
+        qs = qs.filter(status=filters.status)
+    if filters.type:
+        qs = qs.filter(type=filters.type)
     return qs.order_by("-created_at", "-id")
 
 
-def import_row_list(*, data_import: Import, params: object) -> QuerySet[ImportRow]:
-    filters = QueryFilters(params)
-    valid = filters.boolean("valid")
-    duplicate = filters.boolean("duplicate")
-    filters.check()
+@dataclass(frozen=True)
+class ImportRowFilters:
+    valid: bool | None = query_param("boolean")
+    duplicate: bool | None = query_param("boolean")
+
+
+def import_row_list(*, data_import: Import, filters: ImportRowFilters) -> QuerySet[ImportRow]:
     qs = with_transaction_ids(ImportRow.objects.filter(data_import=data_import), data_import)
-    if valid is not None:
-        qs = qs.filter(valid=valid)
-    if duplicate is not None:
-        qs = qs.filter(duplicate=duplicate)
+    if filters.valid is not None:
+        qs = qs.filter(valid=filters.valid)
+    if filters.duplicate is not None:
+        qs = qs.filter(duplicate=filters.duplicate)
     return qs.order_by("row_number")
 
 
@@ -51,13 +61,19 @@ def with_transaction_ids(rows: QuerySet[ImportRow], data_import: Import) -> Quer
     return rows.annotate(transaction_id=became)
 
 
-def import_mapping_list(*, data_import: Import, params: object) -> QuerySet[ImportMapping]:
-    filters = QueryFilters(params)
-    kind = filters.choice("kind", ImportMapping.Kind.values)
-    filters.check()
+@dataclass(frozen=True)
+class ImportMappingFilters:
+    kind: str | None = query_param(
+        "choice", choices=ImportMapping.Kind.values, description="category, tag or account"
+    )
+
+
+def import_mapping_list(
+    *, data_import: Import, filters: ImportMappingFilters
+) -> QuerySet[ImportMapping]:
     qs = ImportMapping.objects.filter(data_import=data_import)
-    if kind:
-        qs = qs.filter(kind=kind)
+    if filters.kind:
+        qs = qs.filter(kind=filters.kind)
     return qs.order_by("kind", "value")
 
 

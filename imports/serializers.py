@@ -6,13 +6,16 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from finance.money import format_amount
-from finance.serializers.fields import iso_utc
+from finance.serializers.fields import TextChoiceField, iso_utc
 from imports.models import Import, ImportMapping, ImportRow
-from imports.services.config import CONFIG_KEYS
+from imports.parsing.csvfile import SEPARATORS
+from imports.parsing.dates import DATE_FORMATS
+from imports.parsing.numbers import NUMBER_FORMATS
+from imports.services.config import CONFIG_KEYS, SET_BALANCE, SIGNAGE
 from imports.services.progress import progress_read
 
 STAT_KEYS = (
@@ -25,6 +28,16 @@ STAT_KEYS = (
     "skipped_rows_count",
     "rows_processed",
 )
+READBACK_STATUSES = ("not_verified", "matched", "mismatch", "failed", "reverted")
+# The configuration options with a closed set of values (the others name file columns);
+# an empty `col_sep` asks for the separator to be detected.
+OPTION_VALUES: dict[str, tuple[str, ...]] = {
+    "date_format": DATE_FORMATS,
+    "number_format": tuple(NUMBER_FORMATS),
+    "signage_convention": SIGNAGE,
+    "col_sep": ("", *SEPARATORS),
+    "set_balance": SET_BALANCE,
+}
 # The readback's object fields are objects from the start ({} before a verification), as in
 # the reference schema; checked_at and error are null until a check sets them.
 READBACK_OBJECTS = (
@@ -162,6 +175,9 @@ class StatusDetailSerializer(serializers.Serializer):
     publishable = serializers.BooleanField()
     revertable = serializers.BooleanField()
 
+    class Meta:
+        ref_name = "ImportStatusDetail"
+
 
 ConfigurationSerializer = type(
     "ImportConfiguration",
@@ -187,7 +203,7 @@ class StatementCheckSerializer(serializers.Serializer):
 
 
 class ReadbackSerializer(serializers.Serializer):
-    status = serializers.CharField(help_text="not_verified, matched, mismatch, failed, reverted")
+    status = TextChoiceField(choices=READBACK_STATUSES)
     checked_at = serializers.CharField(allow_null=True)
     expected_record_counts = serializers.DictField(child=serializers.IntegerField())
     before_counts = serializers.DictField(child=serializers.IntegerField())
@@ -203,10 +219,16 @@ class ReadbackSerializer(serializers.Serializer):
         "published, against its closing balance",
     )
 
+    class Meta:
+        ref_name = "ImportReadback"
+
 
 class VerificationSerializer(serializers.Serializer):
     expected_record_counts = serializers.DictField(child=serializers.IntegerField())
     readback = ReadbackSerializer()
+
+    class Meta:
+        ref_name = "ImportVerification"
 
 
 class ReportedBalanceSerializer(serializers.Serializer):
@@ -218,12 +240,10 @@ class ReportedBalanceSerializer(serializers.Serializer):
 
 class ImportSerializer(serializers.Serializer):
     id = serializers.UUIDField()
-    # Plain strings with the values described (not enums): drf-spectacular would name enum
-    # components after the field and collide with other resources' `type` and `status`.
-    type = serializers.CharField(help_text=", ".join(Import.Type.values))
-    status = serializers.CharField(
-        help_text="pending, importing, complete, failed, reverting, revert_failed"
-    )
+    # Inline enums: components named after `type` and `status` would collide with other
+    # resources'.
+    type = TextChoiceField(choices=Import.Type.choices)
+    status = TextChoiceField(choices=Import.Status.choices)
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
     status_detail = StatusDetailSerializer()
@@ -251,9 +271,15 @@ class MetaSerializer(serializers.Serializer):
     total_count = serializers.IntegerField()
     total_pages = serializers.IntegerField()
 
+    class Meta:
+        ref_name = "PageMeta"
+
 
 class ImportEnvelopeSerializer(serializers.Serializer):
     data = ImportSerializer()
+
+    class Meta:
+        ref_name = "ImportEnvelope"
 
 
 @extend_schema_serializer(many=False)
@@ -266,6 +292,9 @@ class RowMappingSerializer(serializers.Serializer):
     account_id = serializers.UUIDField(allow_null=True)
     category_id = serializers.UUIDField(allow_null=True)
     tag_ids = serializers.ListField(child=serializers.UUIDField())
+
+    class Meta:
+        ref_name = "ImportRowMapping"
 
 
 class ImportRowSerializer(serializers.Serializer):
@@ -300,13 +329,13 @@ class ImportRowListSerializer(serializers.Serializer):
 class ImportRowEnvelopeSerializer(serializers.Serializer):
     data = ImportRowSerializer()
 
+    class Meta:
+        ref_name = "ImportRowEnvelope"
 
-@extend_schema_field({"type": "string", "maxLength": 16, "description": "category, tag or account"})
+
 class MappingKindField(serializers.ChoiceField):
-    """Inline enum: a component named after `kind` would collide with transaction kinds."""
-
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(ImportMapping.Kind.values, **kwargs)
+        super().__init__(ImportMapping.Kind.choices, **kwargs)
 
 
 class ImportMappingSerializer(serializers.Serializer):
@@ -329,6 +358,20 @@ class ImportMappingListSerializer(serializers.Serializer):
 # --- Requests --------------------------------------------------------------------------------
 
 
+def option_field(key: str) -> serializers.CharField:
+    """A configuration option in a request: text, checked by the import's configuration (its
+    messages word the errors); the document lists the allowed values of those that have them."""
+    kwargs: dict[str, Any] = {
+        "required": False,
+        "allow_blank": True,
+        "trim_whitespace": False,
+        "max_length": 255,
+    }
+    if key in OPTION_VALUES:
+        return TextChoiceField(choices=OPTION_VALUES[key], **kwargs)
+    return serializers.CharField(**kwargs)
+
+
 class BooleanText(serializers.BooleanField):
     """JSON true/false and the strings "true"/"false" (forms) alike."""
 
@@ -342,25 +385,14 @@ class ImportCreateRequestSerializer(serializers.Serializer):
     )
     account_id = serializers.UUIDField(required=False, allow_null=True)
     publish = BooleanText(required=False, default=False)
-    type = serializers.CharField(
-        max_length=32,
-        required=False,
-        help_text=", ".join(Import.Type.values) + " (default TransactionImport: a CSV file)",
-    )
+    type = TextChoiceField(choices=Import.Type.choices, required=False)
 
     def validate_type(self, value: str) -> str:
         if value not in Import.Type.values:
             raise serializers.ValidationError(f"must be one of {', '.join(Import.Type.values)}")
         return value
 
-    locals().update(
-        {
-            k: serializers.CharField(
-                max_length=255, required=False, allow_blank=True, trim_whitespace=False
-            )
-            for k in CONFIG_KEYS
-        }
-    )
+    locals().update({k: option_field(k) for k in CONFIG_KEYS})
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         has_file, has_raw = "file" in attrs, "raw_file_content" in attrs
@@ -370,17 +402,16 @@ class ImportCreateRequestSerializer(serializers.Serializer):
             )
         return attrs
 
+    class Meta:
+        ref_name = "ImportCreate"
+
 
 class ImportUpdateRequestSerializer(serializers.Serializer):
     account_id = serializers.UUIDField(required=False, allow_null=True)
-    locals().update(
-        {
-            k: serializers.CharField(
-                max_length=255, required=False, allow_blank=True, trim_whitespace=False
-            )
-            for k in CONFIG_KEYS
-        }
-    )
+    locals().update({k: option_field(k) for k in CONFIG_KEYS})
+
+    class Meta:
+        ref_name = "ImportUpdate"
 
 
 class MappingChangeSerializer(serializers.Serializer):
@@ -397,11 +428,20 @@ class MappingChangeSerializer(serializers.Serializer):
             raise serializers.ValidationError("name the mapping by id, or by kind and value")
         return attrs
 
+    class Meta:
+        ref_name = "ImportMappingChange"
+
 
 class MappingsUpdateRequestSerializer(serializers.Serializer):
     mappings = MappingChangeSerializer(many=True, allow_empty=False)
+
+    class Meta:
+        ref_name = "ImportMappingsUpdate"
 
 
 class RowUpdateRequestSerializer(serializers.Serializer):
     force = serializers.BooleanField(required=False)
     skip = serializers.BooleanField(required=False)
+
+    class Meta:
+        ref_name = "ImportRowUpdate"

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 from rest_framework.parsers import BaseParser, MultiPartParser
@@ -15,12 +15,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
+from core.filters import QueryFilters
 from finance.api.errors import ApiError, ValidationFailed
 from finance.api.parsers import JSONObjectParser
+from finance.api.schema import filter_parameters
 from finance.api.viewsets import FamilyViewSet
 from finance.models import Account
+from imports import docs
 from imports.models import Import, ImportRow
 from imports.selectors import (
+    ImportFilters,
+    ImportMappingFilters,
+    ImportRowFilters,
     import_list,
     import_mapping_list,
     import_row_list,
@@ -93,22 +99,25 @@ class ImportViewSet(FamilyViewSet):
         return Response({"data": [render(item) for item in page], "meta": meta})
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("status", str, description=", ".join(Import.Status.values)),
-            OpenApiParameter("type", str, description=", ".join(Import.Type.values)),
-        ],
+        summary="List imports",
+        description=docs.LIST,
+        parameters=filter_parameters(ImportFilters),
         responses=ImportListSerializer,
     )
     def list(self, request: Request) -> Response:
-        return self._page(
-            import_list(family=self.family, params=request.query_params), import_representation
-        )
+        filters = QueryFilters(request.query_params).parse(ImportFilters)
+        return self._page(import_list(family=self.family, filters=filters), import_representation)
 
-    @extend_schema(responses=ImportEnvelopeSerializer)
+    @extend_schema(
+        summary="Get an import", description=docs.RETRIEVE, responses=ImportEnvelopeSerializer
+    )
     def retrieve(self, request: Request, pk: str) -> Response:
         return self._one(self.get_object())
 
     @extend_schema(
+        summary="Upload a file to import",
+        description=docs.CREATE,
+        examples=docs.CREATE_EXAMPLES,
         request={
             "multipart/form-data": ImportCreateRequestSerializer,
             "application/json": ImportCreateRequestSerializer,
@@ -166,7 +175,12 @@ class ImportViewSet(FamilyViewSet):
             Import.objects.filter(pk=imp.pk).update(error="Not published: " + "; ".join(blockers))
         return self._one(imp, 201)
 
-    @extend_schema(request=ImportUpdateRequestSerializer, responses=ImportEnvelopeSerializer)
+    @extend_schema(
+        summary="Change an import's configuration",
+        description=docs.UPDATE,
+        request=ImportUpdateRequestSerializer,
+        responses=ImportEnvelopeSerializer,
+    )
     def partial_update(self, request: Request, pk: str) -> Response:
         imp = self.get_object()
         body = ImportUpdateRequestSerializer(data=request.data)
@@ -178,19 +192,27 @@ class ImportViewSet(FamilyViewSet):
         return self._one(imp)
 
     @extend_schema(
-        parameters=[OpenApiParameter("valid", bool), OpenApiParameter("duplicate", bool)],
+        summary="List an import's rows",
+        description=docs.ROWS,
+        parameters=filter_parameters(ImportRowFilters),
         responses=ImportRowListSerializer,
     )
     @action(detail=True, methods=["get"], url_path="rows")
     def rows(self, request: Request, pk: str) -> Response:
         imp = self.get_object()
+        filters = QueryFilters(request.query_params).parse(ImportRowFilters)
         targets = mapping_targets(data_import=imp)
         return self._page(
-            import_row_list(data_import=imp, params=request.query_params),
+            import_row_list(data_import=imp, filters=filters),
             lambda row: row_representation(row, imp, targets),
         )
 
-    @extend_schema(request=RowUpdateRequestSerializer, responses=ImportRowEnvelopeSerializer)
+    @extend_schema(
+        summary="Force or skip a row",
+        description=docs.ROW_UPDATE,
+        request=RowUpdateRequestSerializer,
+        responses=ImportRowEnvelopeSerializer,
+    )
     @action(detail=True, methods=["patch"], url_path=r"rows/(?P<row_number>[^/]+)")
     def row(self, request: Request, pk: str, row_number: str) -> Response:
         imp = self.get_object()
@@ -204,17 +226,21 @@ class ImportViewSet(FamilyViewSet):
             raise NotFound()
         body = RowUpdateRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        row = import_row_update(data_import=imp, row=row, data=body.validated_data)
+        row = import_row_update(data_import=imp, row=row, **body.validated_data)
         row = with_transaction_ids(ImportRow.objects.filter(pk=row.pk), imp).get()
         return Response({"data": row_representation(row, imp, mapping_targets(data_import=imp))})
 
     @extend_schema(
         methods=["GET"],
-        parameters=[OpenApiParameter("kind", str, description="category, tag or account")],
+        summary="List an import's mappings",
+        description=docs.MAPPINGS,
+        parameters=filter_parameters(ImportMappingFilters),
         responses=ImportMappingListSerializer,
     )
     @extend_schema(
         methods=["PATCH"],
+        summary="Change an import's mappings",
+        description=docs.MAPPINGS_UPDATE,
         request=MappingsUpdateRequestSerializer,
         responses=ImportMappingListSerializer,
     )
@@ -225,12 +251,15 @@ class ImportViewSet(FamilyViewSet):
             body = MappingsUpdateRequestSerializer(data=request.data)
             body.is_valid(raise_exception=True)
             import_mappings_update(data_import=imp, items=body.validated_data["mappings"])
+        filters = QueryFilters(request.query_params).parse(ImportMappingFilters)
         return self._page(
-            import_mapping_list(data_import=imp, params=request.query_params),
+            import_mapping_list(data_import=imp, filters=filters),
             mapping_representation,
         )
 
     @extend_schema(
+        summary="Publish an import",
+        description=docs.PUBLISH,
         request=None,
         responses={202: OpenApiResponse(ImportEnvelopeSerializer, description="publishing")},
     )
@@ -240,6 +269,8 @@ class ImportViewSet(FamilyViewSet):
         return self._one(imp, 202)
 
     @extend_schema(
+        summary="Revert an import",
+        description=docs.REVERT,
         request=None,
         responses={202: OpenApiResponse(ImportEnvelopeSerializer, description="reverting")},
     )

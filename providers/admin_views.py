@@ -78,7 +78,7 @@ def connection_add(admin: Any, request: HttpRequest) -> HttpResponse:
         field = _credential_field(data["provider"])
         try:
             connection, _ = connection_create(
-                family=family, data={"provider": data["provider"], field: data[field].strip()}
+                family=family, provider=data["provider"], **{field: data[field].strip()}
             )
         except ValidationFailed as exc:
             form.add_error(None, exc.message)
@@ -108,7 +108,7 @@ def connection_reconnect_view(admin: Any, request: HttpRequest, object_id: Any) 
     if request.method == "POST" and form.is_valid():
         try:
             connection_reconnect(
-                connection=connection, data={field: form.cleaned_data["credential"].strip()}
+                connection=connection, **{field: form.cleaned_data["credential"].strip()}
             )
         except ValidationFailed as exc:
             form.add_error(None, exc.message)
@@ -142,7 +142,7 @@ def connection_link(admin: Any, request: HttpRequest, object_id: Any) -> HttpRes
             for pa, data in choices.items():
                 if data.get("account_id") and not _is_household_account(connection, data):
                     raise ValidationFailed(["account_id: does not exist in this household"])
-                provider_account_update(provider_account=pa, data=data)
+                provider_account_update(provider_account=pa, **data)
     except ValidationFailed as exc:
         messages.error(request, exc.message)
     else:

@@ -10,11 +10,11 @@ with `@register_adapter`, and import the module in `providers/adapters.py` (ADAP
         label = "Lunch Flow"            # the name users read in errors
 
         # Class level, at connection time (POST /provider_connections):
-        credential_from_request(data, *, http) -> str
-            Validate the provider-specific fields of the request body (`api_key`,
-            `setup_token`); raise ValidationFailed (422) naming the field when they are
-            malformed. Exchange them when the protocol says so (SimpleFIN claims the setup
-            token) and return the secret to store encrypted (API key, access URL).
+        credential_from_request(data: CredentialFields, *, http) -> str
+            Validate the credential the household sent (`api_key`, `setup_token`); raise
+            ValidationFailed (422) naming the field when it is missing or malformed. Exchange
+            it when the protocol says so (SimpleFIN claims the setup token) and return the
+            secret to store encrypted (API key, access URL).
             Upstream refusals raise ProviderError; the API turns them into a 422 saying why.
 
         # Instance level: adapter = Adapter(secret=..., http=ProviderHttp(...), connection=...)
@@ -51,6 +51,7 @@ from django.conf import settings
 
 from providers.http import ProviderHttp
 from providers.types import (
+    CredentialFields,
     ProviderError,
     UpstreamAccount,
     UpstreamBalance,
@@ -78,7 +79,7 @@ class ProviderAdapter:
         self.connection = connection
 
     @classmethod
-    def credential_from_request(cls, data: dict[str, Any], *, http: ProviderHttp) -> str:
+    def credential_from_request(cls, data: CredentialFields, *, http: ProviderHttp) -> str:
         raise NotImplementedError
 
     def list_accounts(self) -> list[UpstreamAccount]:

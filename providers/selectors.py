@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import uuid
+from dataclasses import dataclass
 
 from django.db.models import Prefetch, QuerySet
 
-from core.filters import QueryFilters
+from core.filters import query_param
 from finance.models import Family
 from providers.models import ProviderAccount, ProviderConnection, Sync
 
@@ -25,14 +26,16 @@ def sync_queryset(*, family: Family) -> QuerySet[Sync]:
     return Sync.objects.filter(connection__family=family)
 
 
-def sync_list(*, family: Family, params: Any) -> QuerySet[Sync]:
-    filters = QueryFilters(params)
-    connection_id = filters.uuid("connection_id")
-    status = filters.choice("status", Sync.Status.values)
-    filters.check()
+@dataclass(frozen=True)
+class SyncFilters:
+    connection_id: uuid.UUID | None = query_param("uuid", description="uuid")
+    status: str | None = query_param("choice", choices=Sync.Status.values)
+
+
+def sync_list(*, family: Family, filters: SyncFilters) -> QuerySet[Sync]:
     qs = sync_queryset(family=family)
-    if connection_id:
-        qs = qs.filter(connection_id=connection_id)
-    if status:
-        qs = qs.filter(status=status)
+    if filters.connection_id:
+        qs = qs.filter(connection_id=filters.connection_id)
+    if filters.status:
+        qs = qs.filter(status=filters.status)
     return qs.order_by("-created_at", "-id")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from finance.serializers.fields import UtcDateTimeField
+from finance.serializers.fields import TextChoiceField, UtcDateTimeField
 from providers.models import ProviderAccount, ProviderConnection, Sync
 
 
@@ -45,7 +45,7 @@ class ProviderConnectionSerializer(serializers.ModelSerializer):
 
 
 class ConnectionCreateRequestSerializer(serializers.Serializer):
-    provider = serializers.CharField(max_length=64)
+    provider = TextChoiceField(choices=ProviderConnection.Provider.choices)
     api_key = serializers.CharField(max_length=1024, required=False, write_only=True)
     setup_token = serializers.CharField(max_length=2048, required=False, write_only=True)
     connection_id = serializers.UUIDField(
@@ -54,16 +54,25 @@ class ConnectionCreateRequestSerializer(serializers.Serializer):
         help_text="Reconnect this connection in place (keeps every account link).",
     )
 
+    class Meta:
+        ref_name = "ProviderConnectionCreate"
+
 
 class ProviderAccountUpdateRequestSerializer(serializers.Serializer):
     account_id = serializers.UUIDField(required=False, allow_null=True)
     skipped = serializers.BooleanField(required=False)
+
+    class Meta:
+        ref_name = "ProviderAccountUpdate"
 
 
 class FailedAccountSerializer(serializers.Serializer):
     provider_account_id = serializers.UUIDField()
     name = serializers.CharField()
     error = serializers.CharField()
+
+    class Meta:
+        ref_name = "SyncFailedAccount"
 
 
 class SyncStatsSerializer(serializers.Serializer):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from typing import Any
+import uuid
+from typing import TypedDict, Unpack
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -18,7 +19,7 @@ from providers.base import adapter_class
 from providers.http import ProviderHttp
 from providers.models import ProviderAccount, ProviderConnection, Sync
 from providers.sync.engine import budget_add, provider_accounts_upsert
-from providers.types import ProviderError
+from providers.types import CredentialFields, ProviderError
 
 logger = logging.getLogger("providers")
 
@@ -34,19 +35,29 @@ STUCK_ERROR = "The sync was interrupted (the worker stopped) and has been marked
 NEVER_STARTED_ERROR = "The sync never started (the queue lost it) and has been marked failed."
 
 
-def connection_create(*, family: Family, data: dict[str, Any]) -> tuple[ProviderConnection, bool]:
+class ProviderAccountFields(TypedDict, total=False):
+    account_id: uuid.UUID | str | None  # the ledger account to sync into; None: a new one
+    skipped: bool
+
+
+def connection_create(
+    *,
+    family: Family,
+    provider: str,
+    connection_id: uuid.UUID | None = None,
+    **credential: Unpack[CredentialFields],
+) -> tuple[ProviderConnection, bool]:
     """Check the credential with the provider (discovery runs), then store it encrypted.
 
     With `connection_id` (a connection of this household and provider, e.g. one in
     `requires_update`) the new credential replaces the old one in place, keeping every
     account link: `(connection, False)`."""
-    provider = data.get("provider")
     if provider not in PROVIDERS:
         raise ValidationFailed([PROVIDER_INVALID])
     existing = None
-    if data.get("connection_id") is not None:
+    if connection_id is not None:
         existing = ProviderConnection.objects.filter(
-            family=family, provider=provider, pk=data["connection_id"]
+            family=family, provider=provider, pk=connection_id
         ).first()
         if existing is None:
             raise ValidationFailed([CONNECTION_NOT_IN_HOUSEHOLD])
@@ -57,7 +68,7 @@ def connection_create(*, family: Family, data: dict[str, Any]) -> tuple[Provider
     http = ProviderHttp.for_request(label=cls.label)
     field = CREDENTIAL_FIELD.get(provider, "credential")
     try:
-        secret = cls.credential_from_request(data, http=http)
+        secret = cls.credential_from_request(credential, http=http)
         upstream = cls(secret=secret, http=http).list_accounts()
     except ProviderError as exc:
         raise ValidationFailed(
@@ -90,13 +101,17 @@ def connection_delete(*, connection: ProviderConnection) -> None:
     connection.delete()
 
 
-def provider_account_update(*, provider_account: ProviderAccount, data: dict[str, Any]) -> None:
+def provider_account_update(
+    *, provider_account: ProviderAccount, **fields: Unpack[ProviderAccountFields]
+) -> None:
+    """Link the provider account to a ledger account (None: a new one at the next sync), or
+    skip it; only the fields given change."""
     family = provider_account.connection.family
-    fields = ["updated_at"]
-    if "account_id" in data:
+    changed = ["updated_at"]
+    if "account_id" in fields:
         account = None
-        if data["account_id"] is not None:
-            account = Account.objects.filter(family=family, pk=data["account_id"]).first()
+        if fields["account_id"] is not None:
+            account = Account.objects.filter(family=family, pk=fields["account_id"]).first()
             if account is None:
                 raise ValidationFailed([ACCOUNT_NOT_IN_HOUSEHOLD])
             taken = (
@@ -107,11 +122,11 @@ def provider_account_update(*, provider_account: ProviderAccount, data: dict[str
             if taken:
                 raise ValidationFailed([ACCOUNT_ALREADY_LINKED])
         provider_account.account = account
-        fields.append("account")
-    if "skipped" in data:
-        provider_account.skipped = data["skipped"]
-        fields.append("skipped")
-    provider_account.save(update_fields=fields)
+        changed.append("account")
+    if "skipped" in fields:
+        provider_account.skipped = fields["skipped"]
+        changed.append("skipped")
+    provider_account.save(update_fields=changed)
 
 
 def sync_request(

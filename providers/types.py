@@ -10,7 +10,15 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict
+
+
+class CredentialFields(TypedDict, total=False):
+    """What a household sends to connect a provider: Lunch Flow's API key or a SimpleFIN
+    setup token. The adapter checks the one its provider needs (a 422 naming it)."""
+
+    api_key: str
+    setup_token: str
 
 
 @dataclass(frozen=True)

@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
+from finance.api.resources import (
+    CreateMixin,
+    DestroyMixin,
+    ListMixin,
+    PartialUpdateMixin,
+    ReadOnlyResourceViewSet,
+    RetrieveMixin,
+)
 from finance.api.viewsets import FamilyViewSet
 from finance.models import Account
-from finance.serializers.common import DeletedSerializer, deleted_response
+from providers import docs
 from providers.models import ProviderAccount, ProviderConnection, Sync
 from providers.selectors import (
+    SyncFilters,
     connection_queryset,
     provider_account_queryset,
     sync_list,
@@ -39,51 +48,41 @@ TAG = ["Provider connections"]
 
 
 @extend_schema(tags=TAG)
-class ProviderConnectionViewSet(FamilyViewSet):
+class ProviderConnectionViewSet(ListMixin, CreateMixin, RetrieveMixin, DestroyMixin):
+    model = ProviderConnection
+    noun, plural = "provider connection", "provider connections"
     serializer_class = ProviderConnectionSerializer
+    create_request = ConnectionCreateRequestSerializer  # the body holds the fields (no root key)
+    base_queryset = connection_queryset
+    create_service = connection_create
+    delete_service = connection_delete
+    instance_arg = "connection"
+    idempotent_create = True  # a reconnect in place (`connection_id`) answers 200
+    reload_after_write = True
+    notes = docs.CONNECTION_NOTES
+    examples = {"create": docs.CONNECTION_EXAMPLES}
 
     @property
     def results_key(self) -> str:  # type: ignore[override]
         return "accounts" if getattr(self, "action", None) == "accounts" else "provider_connections"
 
-    def get_queryset(self) -> QuerySet[ProviderConnection]:
-        return connection_queryset(family=self.family)
-
-    @extend_schema(responses=ProviderConnectionSerializer(many=True))
-    def list(self, request: Request) -> Response:
-        return self.paginated(self.get_queryset())
-
     @extend_schema(
-        request=ConnectionCreateRequestSerializer,
-        responses={201: ProviderConnectionSerializer, 200: ProviderConnectionSerializer},
+        summary="List a connection's provider accounts",
+        description=docs.CONNECTION_ACCOUNTS,
+        responses=ProviderAccountSerializer(many=True),
     )
-    def create(self, request: Request) -> Response:
-        body = ConnectionCreateRequestSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        connection, created = connection_create(family=self.family, data=body.validated_data)
-        connection = self.get_queryset().get(pk=connection.pk)
-        return Response(
-            ProviderConnectionSerializer(connection).data,
-            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
-        )
-
-    @extend_schema(responses=ProviderConnectionSerializer)
-    def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(ProviderConnectionSerializer(self.get_object()).data)
-
-    @extend_schema(responses={200: DeletedSerializer})
-    def destroy(self, request: Request, pk: str) -> Response:
-        connection_delete(connection=self.get_object())
-        return deleted_response("Provider connection")
-
-    @extend_schema(responses=ProviderAccountSerializer(many=True))
     @action(detail=True, methods=["get"], url_path="accounts")
     def accounts(self, request: Request, pk: str) -> Response:
         connection = self.get_object()
         qs = ProviderAccount.objects.filter(connection=connection).order_by("name", "id")
         return self.paginated(qs, ProviderAccountSerializer)
 
-    @extend_schema(request=None, responses={202: SyncSerializer})
+    @extend_schema(
+        summary="Sync a connection now",
+        description=docs.CONNECTION_SYNC,
+        request=None,
+        responses={202: SyncSerializer},
+    )
     @action(detail=True, methods=["post"], url_path="sync")
     def sync(self, request: Request, pk: str) -> Response:
         sync, _ = sync_request(connection=self.get_object())
@@ -91,49 +90,29 @@ class ProviderConnectionViewSet(FamilyViewSet):
 
 
 @extend_schema(tags=TAG)
-class ProviderAccountViewSet(FamilyViewSet):
+class ProviderAccountViewSet(RetrieveMixin, PartialUpdateMixin):
+    """PATCH only: a provider account has no PUT."""
+
+    model = ProviderAccount
+    noun, results_key = "provider account", "provider_accounts"
     serializer_class = ProviderAccountSerializer
-    results_key = "provider_accounts"
-
-    def get_queryset(self) -> QuerySet[ProviderAccount]:
-        return provider_account_queryset(family=self.family)
-
-    @extend_schema(responses=ProviderAccountSerializer)
-    def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(ProviderAccountSerializer(self.get_object()).data)
-
-    @extend_schema(
-        request=ProviderAccountUpdateRequestSerializer, responses=ProviderAccountSerializer
-    )
-    def partial_update(self, request: Request, pk: str) -> Response:
-        provider_account = self.get_object()
-        body = ProviderAccountUpdateRequestSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        provider_account_update(provider_account=provider_account, data=body.validated_data)
-        return Response(ProviderAccountSerializer(self.get_queryset().get(pk=pk)).data)
+    update_request = ProviderAccountUpdateRequestSerializer
+    base_queryset = provider_account_queryset
+    update_service = provider_account_update
+    instance_arg = "provider_account"
+    reload_after_write = True
+    notes = {"partial_update": docs.PROVIDER_ACCOUNT_UPDATE}
 
 
 @extend_schema(tags=TAG)
-class SyncViewSet(FamilyViewSet):
+class SyncViewSet(ReadOnlyResourceViewSet):
+    model = Sync
+    noun, results_key = "sync", "syncs"
     serializer_class = SyncSerializer
-    results_key = "syncs"
-
-    def get_queryset(self) -> QuerySet[Sync]:
-        return sync_queryset(family=self.family)
-
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("connection_id", str, description="uuid"),
-            OpenApiParameter("status", str, enum=list(Sync.Status.values)),
-        ],
-        responses=SyncSerializer(many=True),
-    )
-    def list(self, request: Request) -> Response:
-        return self.paginated(sync_list(family=self.family, params=request.query_params))
-
-    @extend_schema(responses=SyncSerializer)
-    def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(SyncSerializer(self.get_object()).data)
+    filters = SyncFilters
+    base_queryset = sync_queryset
+    selector = sync_list
+    notes = {"list": docs.SYNCS}
 
 
 @extend_schema(tags=TAG)
@@ -145,7 +124,13 @@ class AccountSyncViewSet(FamilyViewSet):
     def get_queryset(self) -> QuerySet[Account]:
         return Account.objects.filter(family=self.family)
 
-    @extend_schema(request=None, responses={202: SyncSerializer}, operation_id="account_sync")
+    @extend_schema(
+        summary="Sync an account now",
+        description=docs.ACCOUNT_SYNC,
+        request=None,
+        responses={202: SyncSerializer},
+        operation_id="account_sync",
+    )
     @action(detail=True, methods=["post"], url_path="sync")
     def sync(self, request: Request, pk: str) -> Response:
         sync = account_sync_request(account=self.get_object())

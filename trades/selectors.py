@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+import datetime as dt
+import uuid
+from dataclasses import dataclass
 
 from django.db.models import Q, QuerySet
 
-from core.filters import QueryFilters
+from core.filters import query_param
 from finance.models import Family
 from trades.models import Holding, Security, Trade
 from trades.services.securities import securities_visible
 
 
-def security_list(*, family: Family, params: Any) -> QuerySet[Security]:
-    f = QueryFilters(params)
-    search = f.text("search")
-    ticker = f.text("ticker", max_length=64)
-    f.check()
+@dataclass(frozen=True)
+class SecurityFilters:
+    search: str | None = query_param("text", description="part of the ticker or name")
+    ticker: str | None = query_param(
+        "text", max_length=64, description="exact ticker, optionally TICKER|MIC"
+    )
+
+
+def security_list(*, family: Family, filters: SecurityFilters) -> QuerySet[Security]:
+    search, ticker = filters.search, filters.ticker
     qs = securities_visible(family=family)
     if search:
         qs = qs.filter(Q(ticker__icontains=search) | Q(name__icontains=search))
@@ -32,21 +39,26 @@ def trade_base_queryset(*, family: Family) -> QuerySet[Trade]:
     return Trade.objects.filter(family=family).select_related("account", "security", "category")
 
 
-def trade_list(*, family: Family, params: Any) -> QuerySet[Trade]:
-    f = QueryFilters(params)
-    account_id = f.uuid("account_id")
-    security_id = f.uuid("security_id")
-    start_date, end_date = f.date_range()
-    f.check()
+@dataclass(frozen=True)
+class TradeFilters:
+    account_id: uuid.UUID | None = query_param("uuid", description="uuid")
+    security_id: uuid.UUID | None = query_param("uuid", description="uuid")
+    start_date: dt.date | None = query_param("date", description="YYYY-MM-DD, inclusive")
+    end_date: dt.date | None = query_param(
+        "date", not_before="start_date", description="YYYY-MM-DD, inclusive"
+    )
+
+
+def trade_list(*, family: Family, filters: TradeFilters) -> QuerySet[Trade]:
     qs = trade_base_queryset(family=family)
-    if account_id:
-        qs = qs.filter(account_id=account_id)
-    if security_id:
-        qs = qs.filter(security_id=security_id)
-    if start_date:
-        qs = qs.filter(date__gte=start_date)
-    if end_date:
-        qs = qs.filter(date__lte=end_date)
+    if filters.account_id:
+        qs = qs.filter(account_id=filters.account_id)
+    if filters.security_id:
+        qs = qs.filter(security_id=filters.security_id)
+    if filters.start_date:
+        qs = qs.filter(date__gte=filters.start_date)
+    if filters.end_date:
+        qs = qs.filter(date__lte=filters.end_date)
     return qs.order_by("-date", "-created_at", "-id")
 
 
@@ -54,11 +66,13 @@ def holding_base_queryset(*, family: Family) -> QuerySet[Holding]:
     return Holding.objects.filter(family=family).select_related("account", "security")
 
 
-def holding_list(*, family: Family, params: Any) -> QuerySet[Holding]:
-    f = QueryFilters(params)
-    account_id = f.uuid("account_id")
-    f.check()
+@dataclass(frozen=True)
+class HoldingFilters:
+    account_id: uuid.UUID | None = query_param("uuid", description="uuid")
+
+
+def holding_list(*, family: Family, filters: HoldingFilters) -> QuerySet[Holding]:
     qs = holding_base_queryset(family=family)
-    if account_id:
-        qs = qs.filter(account_id=account_id)
+    if filters.account_id:
+        qs = qs.filter(account_id=filters.account_id)
     return qs.order_by("account__name", "account_id", "security__ticker", "id")

@@ -18,6 +18,15 @@ from finance.serializers.fields import (
     UtcDateTimeField,
     iso_utc,
 )
+from finance.serializers.refs import (
+    AccountBriefRefSerializer,
+    AccountRefSerializer,
+    CategoryBriefRefSerializer,
+    account_brief_ref,
+    account_ref,
+    category_brief_ref,
+    ref_function,
+)
 from trades.models import INVESTMENT_ACTIVITY_LABELS, Holding, Security, Trade
 from trades.services.trades import TYPES, Entry
 
@@ -69,7 +78,7 @@ class TradeCreateRequestSerializer(serializers.Serializer):
     trade = TradeCreateFieldsSerializer()
 
     class Meta:
-        ref_name = "TradeCreateRequest"
+        ref_name = "TradeCreate"
 
 
 class TradeUpdateFieldsSerializer(serializers.Serializer):
@@ -94,26 +103,10 @@ class TradeUpdateRequestSerializer(serializers.Serializer):
     trade = TradeUpdateFieldsSerializer()
 
     class Meta:
-        ref_name = "TradeUpdateRequest"
+        ref_name = "TradeUpdate"
 
 
 # --- responses ------------------------------------------------------------------------------
-
-
-class TradeAccountRefSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    name = serializers.CharField()
-    account_type = serializers.CharField()
-
-    class Meta:
-        ref_name = "TradeAccountRef"
-
-
-class TradeAccountStatusRefSerializer(TradeAccountRefSerializer):
-    status = serializers.CharField()
-
-    class Meta:
-        ref_name = "TradeAccountStatusRef"
 
 
 class SecurityRefSerializer(serializers.Serializer):
@@ -125,25 +118,7 @@ class SecurityRefSerializer(serializers.Serializer):
         ref_name = "SecurityRef"
 
 
-class TradeCategoryRefSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    name = serializers.CharField()
-
-    class Meta:
-        ref_name = "TradeCategoryRef"
-
-
-def _account(account: Any, *, status: bool) -> dict[str, Any]:
-    out = {"id": str(account.id), "name": account.name, "account_type": account.account_type}
-    if status:
-        out["status"] = account.status
-    return out
-
-
-def _security(security: Security | None) -> dict[str, Any] | None:
-    if security is None:
-        return None
-    return {"id": str(security.id), "ticker": security.ticker, "name": security.name}
+security_ref = ref_function(SecurityRefSerializer)
 
 
 class TradeCreatedSerializer(serializers.Serializer):
@@ -155,10 +130,14 @@ class TradeCreatedSerializer(serializers.Serializer):
     currency = serializers.CharField()
     name = serializers.CharField()
     entryable_type = serializers.ChoiceField(choices=["Trade", "Transaction"])
-    account = TradeAccountRefSerializer()
+    account = AccountBriefRefSerializer()
 
     class Meta:
         ref_name = "TradeCreated"
+        description = (
+            "What a trade create recorded: a trade, or for a deposit or withdrawal a transaction "
+            "(`entryable_type` says which)."
+        )
 
     def to_representation(self, entry: Entry) -> dict[str, Any]:
         record = entry.record
@@ -169,7 +148,7 @@ class TradeCreatedSerializer(serializers.Serializer):
             "currency": record.currency,
             "name": record.name,
             "entryable_type": entry.entryable_type,
-            "account": _account(record.account, status=False),
+            "account": account_brief_ref(record.account),
         }
 
 
@@ -185,19 +164,23 @@ class TradeSerializer(serializers.Serializer):
     entryable_type = serializers.ChoiceField(choices=["Trade"])
     qty = serializers.CharField()
     price = serializers.CharField()
-    account = TradeAccountStatusRefSerializer()
+    account = AccountRefSerializer()
     created_at = UtcDateTimeField()
     updated_at = UtcDateTimeField()
     notes = serializers.CharField(allow_null=True)
     investment_activity_label = serializers.ChoiceField(choices=INVESTMENT_ACTIVITY_LABELS)
     security = SecurityRefSerializer(allow_null=True)
-    category = TradeCategoryRefSerializer(allow_null=True)
+    category = CategoryBriefRefSerializer(allow_null=True)
 
     class Meta:
         ref_name = "Trade"
+        description = (
+            "A trade. `amount` is its cash flow in the ledger sign: a buy is positive, a sell, "
+            "dividend or interest negative. `qty` (negative for a sell) and `price` are plain "
+            "decimal text."
+        )
 
     def to_representation(self, trade: Trade) -> dict[str, Any]:
-        category = trade.category
         return {
             "id": str(trade.id),
             "date": trade.date.isoformat(),
@@ -208,15 +191,13 @@ class TradeSerializer(serializers.Serializer):
             "entryable_type": "Trade",
             "qty": decimal_text(trade.qty),
             "price": decimal_text(trade.price, trade.currency),
-            "account": _account(trade.account, status=True),
+            "account": account_ref(trade.account),
             "created_at": iso_utc(trade.created_at),
             "updated_at": iso_utc(trade.updated_at),
             "notes": trade.notes,
             "investment_activity_label": trade.investment_activity_label,
-            "security": _security(trade.security),
-            "category": None
-            if category is None
-            else {"id": str(category.id), "name": category.name},
+            "security": security_ref(trade.security),
+            "category": category_brief_ref(trade.category),
         }
 
 
@@ -248,7 +229,7 @@ class SecuritySerializer(serializers.Serializer):
 
 class HoldingSerializer(serializers.Serializer):
     id = serializers.UUIDField()
-    account = TradeAccountRefSerializer()
+    account = AccountBriefRefSerializer()
     security = SecurityRefSerializer()
     qty = serializers.CharField()
     price = serializers.CharField(allow_null=True)
@@ -270,8 +251,8 @@ class HoldingSerializer(serializers.Serializer):
             average = holding.cost_basis / holding.qty
         return {
             "id": str(holding.id),
-            "account": _account(holding.account, status=False),
-            "security": _security(holding.security),
+            "account": account_brief_ref(holding.account),
+            "security": security_ref(holding.security),
             "qty": decimal_text(holding.qty),
             "price": decimal_text(holding.price, currency),
             "cost_basis": _money(holding.cost_basis, currency),

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import status
-from rest_framework.request import Request
-from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
-from finance.api.viewsets import FamilyViewSet
-from finance.serializers.common import DeletedSerializer, deleted_response
+from finance.api.resources import ReadOnlyResourceViewSet, ResourceViewSet
+from trades import docs
 from trades.models import Holding, Security, Trade
 from trades.selectors import (
+    HoldingFilters,
+    SecurityFilters,
+    TradeFilters,
     holding_base_queryset,
     holding_list,
     security_list,
@@ -31,97 +29,52 @@ from trades.services import trade_create, trade_delete, trade_update
 from trades.services.securities import securities_visible
 
 
-class SecurityViewSet(FamilyViewSet):
+class SecurityViewSet(ReadOnlyResourceViewSet):
+    model = Security
+    noun, results_key = "security", "securities"
     serializer_class = SecuritySerializer
-    results_key = "securities"
-
-    def get_queryset(self) -> QuerySet[Security]:
-        return securities_visible(family=self.family)
-
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("search", str, description="part of the ticker or name"),
-            OpenApiParameter("ticker", str, description="exact ticker, optionally TICKER|MIC"),
-        ],
-        responses=SecuritySerializer(many=True),
-    )
-    def list(self, request: Request) -> Response:
-        return self.paginated(security_list(family=self.family, params=request.query_params))
-
-    @extend_schema(responses=SecuritySerializer)
-    def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(SecuritySerializer(self.get_object()).data)
+    filters = SecurityFilters
+    base_queryset = securities_visible  # the shared reference securities and the household's
+    selector = security_list
+    list_order = "by ticker"
+    notes = {
+        "list": "The shared reference securities (created from tickers, seen by every "
+        "household) and the household's own manual ones. `search` matches part of the ticker "
+        "or the name; `ticker` an exact ticker, optionally `TICKER|MIC`.",
+    }
 
 
-class TradeViewSet(FamilyViewSet):
+class TradeViewSet(ResourceViewSet):
+    model = Trade
+    root_key, results_key = "trade", "trades"
     serializer_class = TradeSerializer
-    results_key = "trades"
-    root_key = "trade"
-
-    def get_queryset(self) -> QuerySet[Trade]:
-        return trade_base_queryset(family=self.family)
-
-    def _reload(self, trade: Trade) -> Trade:
-        return self.get_queryset().get(pk=trade.pk)
-
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("account_id", str, description="uuid"),
-            OpenApiParameter("security_id", str, description="uuid"),
-            OpenApiParameter("start_date", str, description="YYYY-MM-DD, inclusive"),
-            OpenApiParameter("end_date", str, description="YYYY-MM-DD, inclusive"),
-        ],
-        responses=TradeSerializer(many=True),
-    )
-    def list(self, request: Request) -> Response:
-        return self.paginated(trade_list(family=self.family, params=request.query_params))
-
-    @extend_schema(responses=TradeSerializer)
-    def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(TradeSerializer(self.get_object()).data)
-
-    @extend_schema(request=TradeCreateRequestSerializer, responses={201: TradeCreatedSerializer})
-    def create(self, request: Request) -> Response:
-        body = TradeCreateRequestSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        entry = trade_create(family=self.family, **body.validated_data["trade"])
-        return Response(TradeCreatedSerializer(entry).data, status=status.HTTP_201_CREATED)
-
-    @extend_schema(request=TradeUpdateRequestSerializer, responses=TradeSerializer)
-    def partial_update(self, request: Request, pk: str) -> Response:
-        trade = self.get_object()
-        body = TradeUpdateRequestSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        trade_update(trade=trade, **body.validated_data["trade"])
-        return Response(TradeSerializer(self._reload(trade)).data)
-
-    @extend_schema(request=TradeUpdateRequestSerializer, responses=TradeSerializer)
-    def update(self, request: Request, pk: str) -> Response:
-        return self.partial_update(request, pk)
-
-    @extend_schema(responses={200: DeletedSerializer})
-    def destroy(self, request: Request, pk: str) -> Response:
-        trade_delete(trade=self.get_object())
-        return deleted_response("Trade")
+    create_request = TradeCreateRequestSerializer
+    update_request = TradeUpdateRequestSerializer
+    create_response = TradeCreatedSerializer  # a Trade, or the Transaction a deposit recorded
+    filters = TradeFilters
+    base_queryset = trade_base_queryset
+    selector = trade_list
+    create_service = trade_create
+    update_service = trade_update
+    delete_service = trade_delete
+    reload_after_write = True
+    notes = docs.TRADE_NOTES
+    examples = {"create": docs.TRADE_EXAMPLES}
 
 
-class HoldingViewSet(FamilyViewSet):
+class HoldingViewSet(ReadOnlyResourceViewSet):
+    model = Holding
+    noun, results_key = "holding", "holdings"
     serializer_class = HoldingSerializer
-    results_key = "holdings"
-
-    def get_queryset(self) -> QuerySet[Holding]:
-        return holding_base_queryset(family=self.family)
-
-    @extend_schema(
-        parameters=[OpenApiParameter("account_id", str, description="uuid")],
-        responses=HoldingSerializer(many=True),
-    )
-    def list(self, request: Request) -> Response:
-        return self.paginated(holding_list(family=self.family, params=request.query_params))
-
-    @extend_schema(responses=HoldingSerializer)
-    def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(HoldingSerializer(self.get_object()).data)
+    filters = HoldingFilters
+    base_queryset = holding_base_queryset
+    selector = holding_list
+    list_order = "by account, then ticker"
+    notes = {
+        "list": "Positions of the household's investment and crypto accounts: quantity, "
+        "price, cost basis (average cost), market value. They follow the account's trades, or, "
+        "for an account linked to a provider that reports holdings, the provider (`source`).",
+    }
 
 
 def register(router: SimpleRouter) -> None:

@@ -71,7 +71,7 @@ def run(*, full: bool, backend: str) -> Report:
     hh = household_create("sync", accounts=0, categories=0)
     try:
         connection, _ = connection_create(
-            family=hh.family, data={"provider": "lunchflow", "api_key": "test-key"}
+            family=hh.family, provider="lunchflow", api_key="test-key"
         )
         steps = []
         first, sync = _run_sync(connection)

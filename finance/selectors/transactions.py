@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+import datetime as dt
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db import connection
 from django.db.models import Count, Prefetch, Q, QuerySet, Window
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 
-from core.filters import QueryFilters
+from core.filters import query_param
 from finance.ledger import SQLITE_MATCH_SQL, TransactionRows, search_index_refresh
 from finance.ledger import sqlite_phrase as phrase
 from finance.models import Family, Merchant, Transaction, TransactionTag
@@ -34,20 +37,35 @@ def transaction_base_queryset(*, family: Family) -> QuerySet[Transaction]:
     )
 
 
-def transaction_list(*, family: Family, params: Any) -> QuerySet[Transaction]:
-    f = QueryFilters(params)
-    account_id = f.uuid("account_id")
-    account_ids = f.uuid_list("account_ids")
-    category_id = f.uuid("category_id")
-    merchant_id = f.uuid("merchant_id")
-    tag_ids = list(dict.fromkeys(f.uuid_list("tag_ids")))
-    start_date, end_date = f.date_range()
-    min_amount = f.decimal("min_amount")
-    max_amount = f.decimal("max_amount")
-    kind = f.choice("type", TRANSACTION_TYPES)
-    pending = f.boolean("pending")
-    search = f.text("search")
-    f.check()
+@dataclass(frozen=True)
+class TransactionFilters:
+    account_id: uuid.UUID | None = query_param("uuid", description="uuid")
+    account_ids: tuple[uuid.UUID, ...] = query_param("uuid_list")
+    category_id: uuid.UUID | None = query_param("uuid", description="uuid")
+    merchant_id: uuid.UUID | None = query_param("uuid", description="uuid")
+    tag_ids: tuple[uuid.UUID, ...] = query_param("uuid_list")
+    start_date: dt.date | None = query_param("date", description="YYYY-MM-DD, inclusive")
+    end_date: dt.date | None = query_param(
+        "date", not_before="start_date", description="YYYY-MM-DD, inclusive"
+    )
+    min_amount: Decimal | None = query_param(
+        "decimal", description="ledger-signed amount, inclusive"
+    )
+    max_amount: Decimal | None = query_param(
+        "decimal", description="ledger-signed amount, inclusive"
+    )
+    type: str | None = query_param("choice", choices=TRANSACTION_TYPES)
+    pending: bool | None = query_param("boolean")
+    search: str | None = query_param("text", description="name, notes and merchant name")
+
+
+def transaction_list(*, family: Family, filters: TransactionFilters) -> QuerySet[Transaction]:
+    account_id, account_ids = filters.account_id, filters.account_ids
+    category_id, merchant_id = filters.category_id, filters.merchant_id
+    tag_ids = list(dict.fromkeys(filters.tag_ids))
+    start_date, end_date = filters.start_date, filters.end_date
+    min_amount, max_amount = filters.min_amount, filters.max_amount
+    kind, pending, search = filters.type, filters.pending, filters.search
 
     qs = transaction_base_queryset(family=family)
     # The household's links to the tags asked for, with their transactions' dates (kept by

@@ -1,12 +1,19 @@
-"""A fast path for the fields of one transaction in a bulk request.
+"""Fast paths for the two transaction shapes the API handles most: the fields of one item of
+a bulk request, and the transaction that lists and writes answer.
 
-DRF's field machinery is a large share of a bulk request's cost (bench/README.md). This checks
-the common, well-formed shape of an item directly and returns exactly what
-`TransactionFieldsSerializer().run_validation(item)` returns for it; anything it is not sure
-of (a wrong type, a blank, a value out of range, a rule that would fail) answers None, and the
-item goes through the serializer, which then also words the errors. So the serializer stays
-the one statement of the rules: tests/finance/test_bulk_fast_path.py checks, over generated
-items, that whatever this accepts the serializer accepts with the same result."""
+DRF's field machinery is a large share of a bulk request's and a list page's cost
+(bench/README.md), so each shape is also written out by hand here, and a generated test holds
+it to the serializer's declaration, which stays the one statement of the shape:
+
+- `transaction_fields_fast` checks the common, well-formed shape of an item directly and
+  returns exactly what `TransactionFieldsSerializer().run_validation(item)` returns for it;
+  anything it is not sure of (a wrong type, a blank, a value out of range, a rule that would
+  fail) answers None, and the item goes through the serializer, which then also words the
+  errors (tests/finance/test_bulk_fast_path.py: whatever this accepts, the serializer accepts
+  with the same result).
+- `transaction_representation` equals DRF's rendering of TransactionSerializer's declared
+  fields for every combination of relations, tags, transfers and currency precisions
+  (tests/finance/test_transaction_shape.py)."""
 
 from __future__ import annotations
 
@@ -19,7 +26,17 @@ from rest_framework import serializers
 
 from core.bounds import date_problem
 from finance.currencies import is_currency
-from finance.serializers.fields import NOTES_MAX_LENGTH, AmountField, parse_strict_date
+from finance.models import Transaction
+from finance.money import format_amount, to_minor_units
+from finance.serializers.fields import NOTES_MAX_LENGTH, AmountField, iso_utc, parse_strict_date
+from finance.serializers.refs import (
+    account_ref,
+    category_ref,
+    merchant_ref,
+    tag_ref,
+    transaction_tags,
+    transfer_side,
+)
 
 _AMOUNT = AmountField()
 
@@ -152,3 +169,40 @@ def transaction_fields_fast(item: Any) -> dict[str, Any] | None:
     if "name" not in out or (out.get("source") and not out.get("external_id")):
         return None
     return out
+
+
+def transaction_representation(txn: Transaction) -> dict[str, Any]:
+    """TransactionSerializer's shape of one transaction: the hottest path of the list."""
+    cents = to_minor_units(txn.amount, txn.currency)
+    side = transfer_side(txn)
+    return {
+        "id": str(txn.id),
+        "date": txn.date.isoformat(),
+        "amount": format_amount(txn.amount, txn.currency),
+        "amount_cents": abs(cents),
+        "signed_amount_cents": -cents,
+        "currency": txn.currency,
+        "name": txn.name,
+        "notes": txn.notes,
+        "external_id": txn.external_id,
+        "source": txn.source,
+        "classification": txn.classification,
+        "kind": txn.kind,
+        "pending": txn.pending,
+        "excluded": txn.excluded,
+        "account": account_ref(txn.account),
+        "category": category_ref(txn.category),
+        "merchant": merchant_ref(txn.merchant),
+        "tags": [tag_ref(tag) for tag in transaction_tags(txn)],
+        "transfer": None
+        if side is None
+        else {
+            "id": str(side.id),
+            "amount": format_amount(side.amount, side.currency),
+            "currency": side.currency,
+            "status": side.status,
+            "other_account": account_ref(side.other_account),
+        },
+        "created_at": iso_utc(txn.created_at),
+        "updated_at": iso_utc(txn.updated_at),
+    }

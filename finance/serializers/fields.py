@@ -13,6 +13,7 @@ from rest_framework import serializers
 from core.bounds import MAX_AMOUNT, amount_problem, date_problem, to_decimal
 from core.formats import parse_strict_date
 from finance.currencies import is_currency
+from finance.money import format_amount, to_minor_units
 
 # Free text with no column limit (transaction and trade notes) is still bounded in a request.
 NOTES_MAX_LENGTH = 10_000
@@ -100,3 +101,41 @@ class AmountField(serializers.Field):
 
     def to_representation(self, value: Decimal) -> str:
         return f"{value:f}"
+
+
+@extend_schema_field({"type": "string"})
+class MoneyTextField(serializers.Field):
+    """An amount as a plain decimal string at its currency's precision ("25.00", "1200"),
+    read from the object's `amount` and `currency` (decisions.md, Money and signs)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs["source"] = "*"
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: Any) -> str:
+        return format_amount(value.amount, value.currency)
+
+
+@extend_schema_field({"type": "integer"})
+class MinorUnitsField(serializers.Field):
+    """An amount in integer minor units of its currency (cents), read from the object's
+    `amount` and `currency`; `sign` turns the ledger-signed value into the one answered."""
+
+    def __init__(self, *, sign: Any, **kwargs: Any) -> None:
+        self.sign = sign
+        kwargs["source"] = "*"
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: Any) -> int:
+        return self.sign(to_minor_units(value.amount, value.currency))
+
+
+class TextChoiceField(serializers.CharField):
+    """Text that a service checks against `choices` (its messages word the errors, as for every
+    other way in, the admin's included); the OpenAPI document describes it as a ChoiceField of
+    those choices (finance/api/schema.py): an enum, named as the same choices elsewhere."""
+
+    def __init__(self, *, choices: Any, **kwargs: Any) -> None:
+        # Not `self.choices`: DRF's OPTIONS metadata reads that as a ChoiceField's dict.
+        self.documented_choices = choices
+        super().__init__(**kwargs)

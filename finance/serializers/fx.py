@@ -64,7 +64,7 @@ class ExchangeRateCreateRequestSerializer(serializers.Serializer):
     exchange_rate = ExchangeRateFieldsSerializer()
 
     class Meta:
-        ref_name = "ExchangeRateCreateRequest"
+        ref_name = "ExchangeRateCreate"
 
 
 class ExchangeRateSerializer(serializers.Serializer):

@@ -67,14 +67,14 @@ class AccountCreateRequestSerializer(serializers.Serializer):
     account = AccountFieldsSerializer()
 
     class Meta:
-        ref_name = "AccountCreateRequest"
+        ref_name = "AccountCreate"
 
 
 class AccountUpdateRequestSerializer(serializers.Serializer):
     account = AccountUpdateFieldsSerializer()
 
     class Meta:
-        ref_name = "AccountUpdateRequest"
+        ref_name = "AccountUpdate"
 
 
 class AccountSerializer(serializers.Serializer):
@@ -149,14 +149,14 @@ class CategoryCreateRequestSerializer(serializers.Serializer):
     category = CategoryFieldsSerializer()
 
     class Meta:
-        ref_name = "CategoryCreateRequest"
+        ref_name = "CategoryCreate"
 
 
 class CategoryUpdateRequestSerializer(serializers.Serializer):
     category = CategoryUpdateFieldsSerializer()
 
     class Meta:
-        ref_name = "CategoryUpdateRequest"
+        ref_name = "CategoryUpdate"
 
 
 class CategorySerializer(serializers.Serializer):
@@ -202,14 +202,14 @@ class MerchantCreateRequestSerializer(serializers.Serializer):
     merchant = MerchantFieldsSerializer()
 
     class Meta:
-        ref_name = "MerchantCreateRequest"
+        ref_name = "MerchantCreate"
 
 
 class MerchantUpdateRequestSerializer(serializers.Serializer):
     merchant = MerchantUpdateFieldsSerializer()
 
     class Meta:
-        ref_name = "MerchantUpdateRequest"
+        ref_name = "MerchantUpdate"
 
 
 class MerchantSerializer(serializers.Serializer):
@@ -250,14 +250,14 @@ class TagCreateRequestSerializer(serializers.Serializer):
     tag = TagFieldsSerializer()
 
     class Meta:
-        ref_name = "TagCreateRequest"
+        ref_name = "TagCreate"
 
 
 class TagUpdateRequestSerializer(serializers.Serializer):
     tag = TagUpdateFieldsSerializer()
 
     class Meta:
-        ref_name = "TagUpdateRequest"
+        ref_name = "TagUpdate"
 
 
 class TagSerializer(serializers.Serializer):

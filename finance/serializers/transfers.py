@@ -9,15 +9,7 @@ from rest_framework import serializers
 from finance.models import RejectedTransfer, Transaction, Transfer
 from finance.money import format_amount, to_minor_units
 from finance.serializers.fields import StrictDateField, UtcDateTimeField, iso_utc
-
-
-class LegAccountSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    name = serializers.CharField()
-    account_type = serializers.CharField()
-
-    class Meta:
-        ref_name = "TransferLegAccount"
+from finance.serializers.refs import AccountBriefRefSerializer, account_brief_ref
 
 
 class TransferLegSerializer(serializers.Serializer):
@@ -31,11 +23,15 @@ class TransferLegSerializer(serializers.Serializer):
     amount_cents = serializers.IntegerField(help_text="minor units, ledger sign")
     currency = serializers.CharField()
     name = serializers.CharField()
-    kind = serializers.ChoiceField(choices=Transaction.Kind.values)
-    account = LegAccountSerializer()
+    kind = serializers.ChoiceField(choices=Transaction.Kind.choices)
+    account = AccountBriefRefSerializer()
 
     class Meta:
         ref_name = "RejectedTransferLeg"
+        description = (
+            "A leg of a transfer or a rejected transfer: the transaction (`entry_id` is its id "
+            "too), its amount in the ledger sign and its account."
+        )
 
 
 def leg(txn: Transaction) -> dict[str, Any]:
@@ -48,11 +44,7 @@ def leg(txn: Transaction) -> dict[str, Any]:
         "currency": txn.currency,
         "name": txn.name,
         "kind": txn.kind,
-        "account": {
-            "id": str(txn.account.id),
-            "name": txn.account.name,
-            "account_type": txn.account.account_type,
-        },
+        "account": account_brief_ref(txn.account),
     }
 
 
@@ -117,4 +109,4 @@ class TransferCreateRequestSerializer(serializers.Serializer):
     transfer = TransferFieldsSerializer()
 
     class Meta:
-        ref_name = "TransferCreateRequest"
+        ref_name = "TransferCreate"

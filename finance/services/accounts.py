@@ -32,7 +32,7 @@ class AccountFields(TypedDict, total=False):
     balance_date: dt.date
 
 
-def _opening(batch: LedgerBatch, account: Account, data: dict[str, Any]) -> None:
+def _opening(batch: LedgerBatch, account: Account, data: AccountFields) -> None:
     """Set (or with None clear) the opening balance the account's series is derived from."""
     if "balance" not in data and "balance_date" not in data:
         return
@@ -80,7 +80,7 @@ def account_update(*, account: Account, **fields: Unpack[AccountFields]) -> Acco
     return account
 
 
-def _account_update(batch: Any, account: Account, data: dict[str, Any]) -> None:
+def _account_update(batch: Any, account: Account, data: AccountFields) -> None:
     old_classification = account.classification
     currency_changes = "currency" in data and data["currency"] != account.currency
     if currency_changes and Transaction.objects.filter(account=account).exists():

@@ -3,7 +3,8 @@ categories two levels deep. Deleting one detaches it from transactions (no trans
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+import uuid
+from typing import Any, TypedDict, TypeVar, Unpack
 
 from django.db import IntegrityError, models, transaction
 
@@ -17,6 +18,22 @@ TOO_DEEP = "categories nest two levels at most"
 PARENT_IS_SELF = "a category cannot be its own parent"
 
 M = TypeVar("M", bound=models.Model)
+
+
+class CategoryFields(TypedDict, total=False):
+    name: str
+    color: str  # #RRGGBB
+    icon: str
+    parent_id: uuid.UUID | None  # a root category of the household, or None: a root
+
+
+class MerchantFields(TypedDict, total=False):
+    name: str
+
+
+class TagFields(TypedDict, total=False):
+    name: str
+    color: str  # #RRGGBB
 
 
 def _name_taken(model: type[models.Model], family: Family, name: str, exclude_pk: Any) -> bool:
@@ -35,13 +52,15 @@ def _save(obj: M, what: str) -> M:
     return obj
 
 
-def _apply(obj: models.Model, data: dict[str, Any], fields: tuple[str, ...]) -> None:
+def _apply(
+    obj: models.Model, data: CategoryFields | MerchantFields | TagFields, fields: tuple[str, ...]
+) -> None:
     for field in fields:
         if field in data and data[field] is not None:
             setattr(obj, field, data[field])
 
 
-def _category_parent(category: Category, data: dict[str, Any]) -> None:
+def _category_parent(category: Category, data: CategoryFields) -> None:
     if "parent_id" not in data:
         return
     parent_id = data["parent_id"]
@@ -60,14 +79,14 @@ def _category_parent(category: Category, data: dict[str, Any]) -> None:
     category.parent = parent
 
 
-def category_create(*, family: Family, **data: Any) -> Category:
+def category_create(*, family: Family, **data: Unpack[CategoryFields]) -> Category:
     category = Category(family=family)
     _apply(category, data, ("name", "color", "icon"))
     _category_parent(category, data)
     return _save(category, "category")
 
 
-def category_update(*, category: Category, **data: Any) -> Category:
+def category_update(*, category: Category, **data: Unpack[CategoryFields]) -> Category:
     _apply(category, data, ("name", "color", "icon"))
     _category_parent(category, data)
     return _save(category, "category")
@@ -79,13 +98,13 @@ def category_delete(*, category: Category) -> None:
         batch.delete_record(category)
 
 
-def merchant_create(*, family: Family, **data: Any) -> Merchant:
+def merchant_create(*, family: Family, **data: Unpack[MerchantFields]) -> Merchant:
     merchant = Merchant(family=family)
     _apply(merchant, data, ("name",))
     return _save(merchant, "merchant")
 
 
-def merchant_update(*, merchant: Merchant, **data: Any) -> Merchant:
+def merchant_update(*, merchant: Merchant, **data: Unpack[MerchantFields]) -> Merchant:
     _apply(merchant, data, ("name",))
     return _save(merchant, "merchant")
 
@@ -95,13 +114,13 @@ def merchant_delete(*, merchant: Merchant) -> None:
         batch.delete_record(merchant)
 
 
-def tag_create(*, family: Family, **data: Any) -> Tag:
+def tag_create(*, family: Family, **data: Unpack[TagFields]) -> Tag:
     tag = Tag(family=family)
     _apply(tag, data, ("name", "color"))
     return _save(tag, "tag")
 
 
-def tag_update(*, tag: Tag, **data: Any) -> Tag:
+def tag_update(*, tag: Tag, **data: Unpack[TagFields]) -> Tag:
     _apply(tag, data, ("name", "color"))
     return _save(tag, "tag")
 

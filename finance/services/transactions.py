@@ -71,7 +71,7 @@ class RefIndex:
     tags: dict[uuid.UUID, Tag] = dataclasses.field(default_factory=dict)
 
 
-def transaction_refs_load(*, family: Family, items: Iterable[dict[str, Any]]) -> RefIndex:
+def transaction_refs_load(*, family: Family, items: Iterable[TransactionFields]) -> RefIndex:
     """Load, for a whole batch, every account, category, merchant and tag the items name."""
     wanted: dict[str, set[uuid.UUID]] = {k: set() for k in ("account", "category", "merchant")}
     tag_ids: set[uuid.UUID] = set()
@@ -96,7 +96,7 @@ def transaction_refs_load(*, family: Family, items: Iterable[dict[str, Any]]) ->
 
 
 def transaction_refs_pick(
-    *, index: RefIndex, data: dict[str, Any]
+    *, index: RefIndex, data: TransactionFields
 ) -> tuple[ResolvedRefs, list[str]]:
     """The records one item names, and one "field: problem" per unknown or foreign id."""
     errors: list[str] = []
@@ -119,7 +119,7 @@ def transaction_refs_pick(
     return refs, errors
 
 
-def transaction_refs_resolve(*, family: Family, data: dict[str, Any]) -> ResolvedRefs:
+def transaction_refs_resolve(*, family: Family, data: TransactionFields) -> ResolvedRefs:
     """Load the records a request names; any that is unknown or foreign is a 422 naming it."""
     refs, errors = transaction_refs_pick(
         index=transaction_refs_load(family=family, items=[data]), data=data
@@ -132,7 +132,9 @@ def transaction_refs_resolve(*, family: Family, data: dict[str, Any]) -> Resolve
 _RELATED = ("family", "account", "category", "merchant")
 
 
-def transaction_build(*, family: Family, data: dict[str, Any], refs: ResolvedRefs) -> Transaction:
+def transaction_build(
+    *, family: Family, data: TransactionFields, refs: ResolvedRefs
+) -> Transaction:
     """An unsaved Transaction from validated request data (used by single and bulk create).
 
     Built from positional values, as the ORM builds rows it reads (keyword construction is a

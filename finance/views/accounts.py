@@ -4,23 +4,21 @@ daily balance series."""
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
-from django.db.models import QuerySet
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import status
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.filters import QueryFilters
 from finance.api.errors import ValidationFailed
-from finance.api.viewsets import FamilyViewSet
+from finance.api.resources import ResourceViewSet
 from finance.ledger import account_balance_series
 from finance.models import Account
 from finance.money import format_amount
-from finance.selectors.ledger import account_list
-from finance.serializers.common import DeletedSerializer, deleted_response
+from finance.selectors.ledger import AccountFilters, account_list
 from finance.serializers.ledger import (
     AccountCreateRequestSerializer,
     AccountSerializer,
@@ -32,64 +30,62 @@ from finance.services.accounts import account_create, account_delete, account_up
 DEFAULT_SERIES_DAYS = 30
 MAX_SERIES_DAYS = 3660
 
-_LIST_PARAMS = [
-    OpenApiParameter("account_type", str, enum=Account.Type.values),
-    OpenApiParameter("status", str, enum=Account.Status.values),
-    OpenApiParameter(
-        "include_disabled", bool, description="disabled accounts are hidden unless true"
-    ),
-]
 
-
-class AccountViewSet(FamilyViewSet):
+class AccountViewSet(ResourceViewSet):
+    model = Account
+    root_key, results_key = "account", "accounts"
     serializer_class = AccountSerializer
-    results_key = "accounts"
+    create_request = AccountCreateRequestSerializer
+    update_request = AccountUpdateRequestSerializer
+    filters = AccountFilters
+    selector = account_list
+    create_service = account_create
+    update_service = account_update
+    delete_service = account_delete
+    destroy_parameters = [
+        OpenApiParameter("cascade", bool, description="also delete the account's transactions")
+    ]
+    notes = {
+        "list": "Disabled accounts are left out unless `include_disabled=true` or "
+        "`status=disabled` is asked for; they stay readable by id. `balance` is the current "
+        "balance as a decimal string at the currency's precision.",
+        "create": "`name` is required; `account_type` defaults to `depository`, `status` to "
+        "`active` and `currency` to the household's currency.",
+        "partial_update": "The currency cannot change once the account has transactions (422).",
+        "destroy": "An account with transactions or trades is refused with a 409 unless "
+        "`cascade=true`, which deletes them with it; the other legs of its transfers become "
+        "standard transactions again.",
+    }
+    examples = {
+        "create": [
+            OpenApiExample(
+                "A checking account",
+                summary="A checking account",
+                value={
+                    "account": {
+                        "name": "Everyday checking",
+                        "account_type": "depository",
+                        "currency": "EUR",
+                        "institution_name": "Demo Bank",
+                    }
+                },
+                request_only=True,
+            )
+        ]
+    }
 
-    def get_queryset(self) -> QuerySet[Account]:
-        return Account.objects.filter(family=self.family)
-
-    @extend_schema(parameters=_LIST_PARAMS, responses=AccountSerializer(many=True))
-    def list(self, request: Request) -> Response:
-        return self.paginated(account_list(family=self.family, params=request.query_params))
-
-    @extend_schema(responses=AccountSerializer)
-    def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(AccountSerializer(self.get_object()).data)
-
-    @extend_schema(request=AccountCreateRequestSerializer, responses={201: AccountSerializer})
-    def create(self, request: Request) -> Response:
-        body = AccountCreateRequestSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        account = account_create(family=self.family, **body.validated_data["account"])
-        return Response(AccountSerializer(account).data, status=status.HTTP_201_CREATED)
-
-    @extend_schema(request=AccountUpdateRequestSerializer, responses=AccountSerializer)
-    def partial_update(self, request: Request, pk: str) -> Response:
-        account = self.get_object()
-        body = AccountUpdateRequestSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        account = account_update(account=account, **body.validated_data["account"])
-        return Response(AccountSerializer(account).data)
-
-    @extend_schema(request=AccountUpdateRequestSerializer, responses=AccountSerializer)
-    def update(self, request: Request, pk: str) -> Response:
-        return self.partial_update(request, pk)
-
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("cascade", bool, description="also delete the account's transactions")
-        ],
-        responses={200: DeletedSerializer},
-    )
-    def destroy(self, request: Request, pk: str) -> Response:
-        account = self.get_object()
+    def destroy_options(self, request: Request) -> dict[str, Any]:
         f = QueryFilters(request.query_params)
         cascade = f.boolean("cascade")
         f.check()
-        account_delete(account=account, cascade=bool(cascade))
-        return deleted_response("Account")
+        return {"cascade": bool(cascade)}
 
     @extend_schema(
+        summary="Get an account's daily balances",
+        description="The account's end-of-day balance for every day from `start_date` to "
+        "`end_date` (both inclusive; by default the last 30 days up to today, at most "
+        f"{MAX_SERIES_DAYS} days), in the account's currency. Days before the account's first "
+        "transaction are left out; days after its last one carry the latest balance.",
         parameters=[
             OpenApiParameter("start_date", str, description="YYYY-MM-DD; default 30 days back"),
             OpenApiParameter("end_date", str, description="YYYY-MM-DD; default today"),
@@ -98,7 +94,6 @@ class AccountViewSet(FamilyViewSet):
     )
     @action(detail=True, methods=["get"])
     def balances(self, request: Request, pk: str) -> Response:
-        """End-of-day balances, one per day from the account's first transaction on."""
         account = self.get_object()
         f = QueryFilters(request.query_params)
         start_date, end_date = f.date_range()

@@ -77,6 +77,12 @@ class ExchangeRateViewSet(FamilyViewSet):
             OpenApiParameter("end_date", str, description="YYYY-MM-DD, inclusive"),
         ],
         responses=ExchangeRateSerializer(many=True),
+        summary="List exchange rates",
+        description=(
+            "The household's own exchange rates and the system's (the European Central Bank's "
+            "euro reference rates), newest first, filtered by currency pair and date range. "
+            "Each rate says where it came from in `source`."
+        ),
     )
     def list(self, request: Request) -> Response:
         """The household's own rates and the system's (European Central Bank), newest first."""
@@ -98,6 +104,12 @@ class ExchangeRateViewSet(FamilyViewSet):
     @extend_schema(
         request=ExchangeRateCreateRequestSerializer,
         responses={201: ExchangeRateSerializer, 200: ExchangeRateSerializer},
+        summary="Set the household's own exchange rate",
+        description=(
+            "Stores the household's rate for a day and currency pair (201), or replaces the one "
+            "it already had for that day and pair (200). Conversions prefer a household's own "
+            "rate over the system's."
+        ),
     )
     def create(self, request: Request) -> Response:
         """The household's own rate for a day and pair (201), or its new value when the
@@ -164,6 +176,12 @@ class NetWorthView(FamilyReportView):
     @extend_schema(
         parameters=[*_date_params("30 days before end_date"), _CURRENCY],
         responses=NetWorthSerializer,
+        summary="Net worth over time in one currency",
+        description=(
+            "Assets, liabilities and net worth for each day of the range, every account "
+            "converted into one currency (default: the household's). Accounts without a usable "
+            "rate are left out of the totals and named in `missing_rates`, never counted 1:1."
+        ),
     )
     def get(self, request: Request) -> Response:
         """Assets, liabilities and net worth for each day, converted into one currency; each
@@ -219,6 +237,13 @@ class CashFlowView(FamilyReportView):
             _CURRENCY,
         ],
         responses=CashFlowSerializer,
+        summary="Income and spending per period and category",
+        description=(
+            "Income and expense (both positive) per month, week or day and per category, "
+            "converted into one currency. Transfers between the household's accounts and "
+            "excluded transactions are left out; currencies without a rate are named in "
+            "`missing_rates`."
+        ),
     )
     def get(self, request: Request) -> Response:
         """Income and expense (positive numbers) and their net per period and per category,

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import status
+from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from finance.api.viewsets import FamilyViewSet
+from finance.api.resource_docs import NOT_FOUND
+from finance.api.resources import CreateMixin, ReadOnlyResourceViewSet
 from finance.models import RejectedTransfer, Transfer
 from finance.selectors.ledger import (
+    RejectedTransferFilters,
+    TransferFilters,
     rejected_transfer_base_queryset,
     rejected_transfer_list,
     transfer_base_queryset,
@@ -24,77 +25,62 @@ from finance.serializers.transfers import (
 )
 from finance.services.transfers import transfer_confirm, transfer_create, transfer_reject
 
-_LEG_FILTERS = [
-    OpenApiParameter("account_id", str, description="uuid; matches either leg"),
-    OpenApiParameter("start_date", str, description="YYYY-MM-DD, on the outflow's date"),
-    OpenApiParameter("end_date", str, description="YYYY-MM-DD, on the outflow's date"),
-]
 
-
-class TransferViewSet(FamilyViewSet):
+class TransferViewSet(ReadOnlyResourceViewSet, CreateMixin):
+    model = Transfer
+    root_key, results_key = "transfer", "transfers"
     serializer_class = TransferSerializer
-    results_key = "transfers"
-
-    def get_queryset(self) -> QuerySet[Transfer]:
-        return transfer_base_queryset(family=self.family)
-
-    def _out(self, transfer: Transfer, code: int = 200) -> Response:
-        return Response(TransferSerializer(self.get_queryset().get(pk=transfer.pk)).data, code)
+    create_request = TransferCreateRequestSerializer
+    filters = TransferFilters
+    list_order = "newest first by the outflow's date"
+    base_queryset = transfer_base_queryset
+    selector = transfer_list
+    create_service = transfer_create
+    reload_after_write = True
+    notes = {
+        "list": "Suggested (`pending`) and `confirmed` transfers: an outflow of one account and "
+        "the inflow it became in another. `account_id` matches either leg, `start_date` and "
+        "`end_date` the outflow's date.",
+        "create": "Links an inflow (a negative amount: money entering) and an outflow (a "
+        "positive amount) of two of the household's accounts as a confirmed transfer, whatever "
+        "their amounts (an exchange between currencies is a transfer too), and forgets an "
+        "earlier rejection of the pair. A leg already in a transfer is a 409.",
+    }
 
     @extend_schema(
-        parameters=[
-            *_LEG_FILTERS,
-            OpenApiParameter("status", str, enum=Transfer.Status.values),
-        ],
-        responses=TransferSerializer(many=True),
+        summary="Confirm a transfer",
+        description="Confirms a suggested transfer and answers it. " + NOT_FOUND,
+        request=None,
+        responses=TransferSerializer,
     )
-    def list(self, request: Request) -> Response:
-        return self.paginated(transfer_list(family=self.family, params=request.query_params))
-
-    @extend_schema(responses=TransferSerializer)
-    def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(TransferSerializer(self.get_object()).data)
-
-    @extend_schema(request=TransferCreateRequestSerializer, responses={201: TransferSerializer})
-    def create(self, request: Request) -> Response:
-        body = TransferCreateRequestSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        data = body.validated_data["transfer"]
-        transfer = transfer_create(
-            family=self.family,
-            inflow_transaction_id=data["inflow_transaction_id"],
-            outflow_transaction_id=data["outflow_transaction_id"],
-        )
-        return self._out(transfer, status.HTTP_201_CREATED)
-
-    @extend_schema(request=None, responses=TransferSerializer)
     @action(detail=True, methods=["post"])
     def confirm(self, request: Request, pk: str) -> Response:
-        return self._out(transfer_confirm(transfer=self.get_object()))
+        return self.answer(transfer_confirm(transfer=self.get_object()))
 
-    @extend_schema(request=None, responses=RejectedTransferSerializer)
+    @extend_schema(
+        summary="Reject a transfer",
+        description="Not a transfer: both legs become standard transactions again and the pair "
+        "is never suggested again. Answers the rejected transfer. " + NOT_FOUND,
+        request=None,
+        responses=RejectedTransferSerializer,
+    )
     @action(detail=True, methods=["post"])
     def reject(self, request: Request, pk: str) -> Response:
-        """Not a transfer: both legs become standard and the pair is never suggested again.
-        Answers the rejected transfer."""
         rejected = transfer_reject(transfer=self.get_object())
         rejected = rejected_transfer_base_queryset(family=self.family).get(pk=rejected.pk)
         return Response(RejectedTransferSerializer(rejected).data)
 
 
-class RejectedTransferViewSet(FamilyViewSet):
+class RejectedTransferViewSet(ReadOnlyResourceViewSet):
+    model = RejectedTransfer
+    noun, results_key = "rejected transfer", "rejected_transfers"
     serializer_class = RejectedTransferSerializer
-    results_key = "rejected_transfers"
-
-    def get_queryset(self) -> QuerySet[RejectedTransfer]:
-        return rejected_transfer_base_queryset(family=self.family)
-
-    @extend_schema(parameters=_LEG_FILTERS, responses=RejectedTransferSerializer(many=True))
-    def list(self, request: Request) -> Response:
-        return self.paginated(
-            rejected_transfer_list(family=self.family, params=request.query_params)
-        )
-
-    @extend_schema(responses=RejectedTransferSerializer)
-    def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(RejectedTransferSerializer(self.get_object()).data)
+    filters = RejectedTransferFilters
+    base_queryset = rejected_transfer_base_queryset
+    selector = rejected_transfer_list
+    list_order = "newest first by the outflow's date"
+    notes = {
+        "list": "Pairs of transactions rejected as transfers, which are never suggested again. "
+        "Legs show their amounts in the ledger sign; `account_id` matches either leg, "
+        "`start_date` and `end_date` the outflow's date.",
+    }

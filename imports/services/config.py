@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from core.errors import ValidationFailed
 from imports.parsing.csvfile import SEPARATORS
@@ -37,11 +37,33 @@ CONFIG_KEYS = tuple(DEFAULTS)
 MAX_ROWS_TO_SKIP = 1000
 
 
-def configuration_merge(current: dict[str, str], changes: dict[str, Any]) -> dict[str, str]:
+class ImportOptions(TypedDict, total=False):
+    """An import's configuration as a household gives it (every value text, as in a form);
+    `configuration_merge` checks each one."""
+
+    set_balance: str
+
+    date_col_label: str
+    amount_col_label: str
+    name_col_label: str
+    category_col_label: str
+    tags_col_label: str
+    notes_col_label: str
+    account_col_label: str
+    currency_col_label: str
+    date_format: str
+    number_format: str
+    signage_convention: str
+    rows_to_skip: str
+    col_sep: str
+    set_balance: str
+
+
+def configuration_merge(current: dict[str, str], changes: ImportOptions) -> dict[str, str]:
     """`current` with `changes` applied; a 422 naming every bad value."""
     merged = {**DEFAULTS, **current}
     errors: list[str] = []
-    for key, value in changes.items():
+    for key, value in dict(changes).items():
         if key not in DEFAULTS or value is None:
             continue
         text = value if isinstance(value, str) else str(value)

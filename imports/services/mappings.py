@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import uuid
+from typing import Any, TypedDict, Unpack
 
 from django.db import transaction
 
@@ -16,6 +17,21 @@ NOT_IN_HOUSEHOLD = "does not exist in this household"
 _MODELS: dict[str, Any] = {"category": Category, "tag": Tag, "account": Account}
 
 
+class MappingChange(TypedDict, total=False):
+    """One mapping to change, named by `id` or by `kind` and `value`."""
+
+    id: uuid.UUID
+    kind: str
+    value: str
+    target_id: uuid.UUID | None  # a record of the household, or None: unassigned
+    create_new: bool
+
+
+class RowChanges(TypedDict, total=False):
+    force: bool  # create the row although it repeats a transaction from elsewhere
+    skip: bool  # leave the row out
+
+
 def _require_pending(imp: Import, what: str) -> None:
     if imp.parsing:
         raise Conflict("The import is pending and its file is still being parsed.")
@@ -24,7 +40,7 @@ def _require_pending(imp: Import, what: str) -> None:
 
 
 def import_mappings_update(
-    *, data_import: Import, items: list[dict[str, Any]]
+    *, data_import: Import, items: list[MappingChange]
 ) -> list[ImportMapping]:
     """Each item names a mapping (`id`, or `kind` and `value`) and sets `target_id` (a record of
     the household, or null) and/or `create_new`."""
@@ -67,16 +83,18 @@ def import_mappings_update(
     return changed
 
 
-def import_row_update(*, data_import: Import, row: ImportRow, data: dict[str, Any]) -> ImportRow:
+def import_row_update(
+    *, data_import: Import, row: ImportRow, **changes: Unpack[RowChanges]
+) -> ImportRow:
     """`force`: create the row although it repeats a transaction from elsewhere.
     `skip`: leave the row out (a junk line, a total), so the import can still be cleaned."""
     with transaction.atomic():
         imp = Import.objects.select_for_update().get(pk=data_import.pk)
         _require_pending(imp, "rows")
-        if "force" in data:
-            row.forced = bool(data["force"])
-        if "skip" in data:
-            row.skipped = bool(data["skip"])
+        if "force" in changes:
+            row.forced = bool(changes["force"])
+        if "skip" in changes:
+            row.skipped = bool(changes["skip"])
         ImportRow.objects.filter(pk=row.pk).update(forced=row.forced, skipped=row.skipped)
         import_duplicates_mark(data_import=imp)
         import_stats_refresh(data_import=imp)

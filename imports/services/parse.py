@@ -28,7 +28,12 @@ from imports.parsing.rows import (
     parse_row,
 )
 from imports.parsing.statements import FormatError
-from imports.services.config import LABEL_DEFAULTS, REQUIRED_LABELS, configuration_merge
+from imports.services.config import (
+    LABEL_DEFAULTS,
+    REQUIRED_LABELS,
+    ImportOptions,
+    configuration_merge,
+)
 from imports.services.formats import (
     is_statement_import,
     statement_file_check,
@@ -224,7 +229,7 @@ def import_create(
     filename: str,
     size: int,
     account: Account | None,
-    configuration: dict[str, Any],
+    configuration: ImportOptions,
     on_progress: ProgressCallback | None = None,
     background: bool = False,
     publish: bool = False,
@@ -334,7 +339,7 @@ def import_configure(
     *,
     data_import: Import,
     account: Account | Any | None,
-    changes: dict[str, Any],
+    changes: ImportOptions,
     background: bool = False,
 ) -> Import:
     """New configuration (or fixed account): the rows are parsed again."""

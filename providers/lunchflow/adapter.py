@@ -11,7 +11,13 @@ from core.errors import ValidationFailed
 from providers.base import ProviderAdapter, register_adapter
 from providers.http import ProviderHttp
 from providers.lunchflow.client import LunchFlowClient
-from providers.types import UpstreamAccount, UpstreamBalance, UpstreamHolding, UpstreamTransaction
+from providers.types import (
+    CredentialFields,
+    UpstreamAccount,
+    UpstreamBalance,
+    UpstreamHolding,
+    UpstreamTransaction,
+)
 
 API_KEY_REQUIRED = "api_key: is required for the lunchflow provider"
 
@@ -27,7 +33,7 @@ class LunchFlowAdapter(ProviderAdapter):
         self.history_days = settings.LUNCHFLOW_HISTORY_DAYS
 
     @classmethod
-    def credential_from_request(cls, data: dict[str, Any], *, http: ProviderHttp) -> str:
+    def credential_from_request(cls, data: CredentialFields, *, http: ProviderHttp) -> str:
         key = data.get("api_key")
         if not isinstance(key, str) or not key.strip():
             raise ValidationFailed([API_KEY_REQUIRED])

@@ -28,6 +28,7 @@ from providers.simplefin.windows import (
     sync_windows,
 )
 from providers.types import (
+    CredentialFields,
     HoldingsNotSupported,
     ProviderError,
     UpstreamAccount,
@@ -75,7 +76,7 @@ class SimplefinAdapter(ProviderAdapter):
 
     # --- connection time -----------------------------------------------------------------
     @classmethod
-    def credential_from_request(cls, data: dict[str, Any], *, http: ProviderHttp) -> str:
+    def credential_from_request(cls, data: CredentialFields, *, http: ProviderHttp) -> str:
         token = data.get("setup_token")
         if not isinstance(token, str) or not token.strip():
             raise ValidationFailed([SETUP_TOKEN_REQUIRED])

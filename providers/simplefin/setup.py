@@ -9,15 +9,20 @@ that cannot be used is a 422 and leaves the connection exactly as it was."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Unpack
 
 from providers.models import ProviderConnection
 from providers.services import connection_create
+from providers.types import CredentialFields
 
 
 def connection_reconnect(
-    *, connection: ProviderConnection, data: dict[str, Any]
+    *, connection: ProviderConnection, **credential: Unpack[CredentialFields]
 ) -> ProviderConnection:
-    body = {**data, "provider": connection.provider, "connection_id": connection.pk}
-    reconnected, _ = connection_create(family=connection.family, data=body)
+    reconnected, _ = connection_create(
+        family=connection.family,
+        provider=connection.provider,
+        connection_id=connection.pk,
+        **credential,
+    )
     return reconnected

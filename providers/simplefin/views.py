@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from finance.api.viewsets import FamilyViewSet
+from providers import docs
 from providers.models import ProviderConnection
 from providers.selectors import connection_queryset
 from providers.serializers import ProviderConnectionSerializer
@@ -19,6 +20,9 @@ from providers.simplefin.setup import connection_reconnect
 class ConnectionReconnectRequestSerializer(serializers.Serializer):
     setup_token = serializers.CharField(max_length=2048, required=False, write_only=True)
     api_key = serializers.CharField(max_length=1024, required=False, write_only=True)
+
+    class Meta:
+        ref_name = "ProviderConnectionReconnect"
 
 
 @extend_schema(tags=["Provider connections"])
@@ -31,6 +35,8 @@ class ConnectionReconnectViewSet(FamilyViewSet):
         return connection_queryset(family=self.family)
 
     @extend_schema(
+        summary="Reconnect a connection",
+        description=docs.RECONNECT,
         request=ConnectionReconnectRequestSerializer,
         responses={200: ProviderConnectionSerializer},
         operation_id="provider_connection_reconnect",
@@ -40,5 +46,5 @@ class ConnectionReconnectViewSet(FamilyViewSet):
         connection = self.get_object()
         body = ConnectionReconnectRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        connection_reconnect(connection=connection, data=body.validated_data)
+        connection_reconnect(connection=connection, **body.validated_data)
         return Response(ProviderConnectionSerializer(self.get_queryset().get(pk=pk)).data)

@@ -96,7 +96,9 @@ def test_a_bug_answers_json_500_with_a_request_id_and_no_internals(alice, monkey
     def boom(**kwargs):
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr("finance.views.transactions.transaction_list", boom)
+    from finance.views.transactions import TransactionViewSet
+
+    monkeypatch.setattr(TransactionViewSet, "selector", staticmethod(boom))
     client = Client(raise_request_exception=False, HTTP_X_API_KEY=alice.key)
     r = client.get(URL)
     assert r.status_code == 500

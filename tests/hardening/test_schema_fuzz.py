@@ -42,7 +42,11 @@ def api_schema(keep_connection):
 
 
 @pytest.fixture
-def fuzz_key(keep_connection):
+def fuzz_key(keep_connection, settings):
+    # The document lists the providers and shows example credentials, so the fuzzer connects
+    # for real: Lunch Flow at a local port nobody listens on (SimpleFIN's example token is not
+    # a claim URL), never a provider on the internet.
+    settings.LUNCHFLOW_BASE_URL = "http://127.0.0.1:9/api/v1"
     household = make_household("fuzzer")
     household.account(name="Fuzz checking")
     return household.key

@@ -131,7 +131,8 @@ def _ledger(name: str) -> list[tuple]:
 def _connect(server: FakeSimplefinServer, alice) -> ProviderConnection:
     connection, _ = connection_create(
         family=alice.family,
-        data={"provider": "simplefin", "setup_token": server.create_setup_token(server.scenario)},
+        provider="simplefin",
+        setup_token=server.create_setup_token(server.scenario),
     )
     return connection
 

@@ -33,9 +33,7 @@ def day(n: int) -> str:
 
 
 def connect(household, key: str = "test-key") -> ProviderConnection:
-    connection, _ = connection_create(
-        family=household.family, data={"provider": "lunchflow", "api_key": key}
-    )
+    connection, _ = connection_create(family=household.family, provider="lunchflow", api_key=key)
     return connection
 
 

@@ -18,7 +18,7 @@ SETUP = """
 from finance.services.api_keys import household_user_ensure
 from providers.services import connection_create
 user = household_user_ensure(email="beat@example.com", family_name="Beat", password="pw-123456789")
-connection_create(family=user.family, data={"provider": "lunchflow", "api_key": "demo-key"})
+connection_create(family=user.family, provider="lunchflow", api_key="demo-key")
 """
 COUNT = "from providers.models import Sync; print(Sync.objects.filter(status='completed').count())"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from decimal import Decimal
-from typing import Any
+from typing import Any, Unpack
 
 from core.bounds import AMOUNT_LIMIT_TEXT, amount_problem
 from core.errors import ValidationFailed
@@ -21,6 +21,7 @@ from trades.services.trades import (
     MUST_BE_POSITIVE,
     NOT_IN_HOUSEHOLD,
     ONLY_BUY_SELL_QTY,
+    TradeUpdateFields,
     after_write,
     trade_name,
 )
@@ -43,7 +44,7 @@ def _cash_after_update(
     return (new_qty * new_price).quantize(AMOUNT_QUANT) + sign * fee
 
 
-def trade_update(*, trade: Trade, **fields: Any) -> Trade:
+def trade_update(*, trade: Trade, **fields: Unpack[TradeUpdateFields]) -> Trade:
     """Only what is sent changes; a new qty or price recomputes amount and name."""
     data: dict[str, Any] = dict(fields)
     family = trade.family

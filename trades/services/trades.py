@@ -10,7 +10,7 @@ import datetime as dt
 import uuid
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TypedDict, Unpack
 
 from core.bounds import AMOUNT_LIMIT_TEXT, amount_problem
 from core.errors import ValidationFailed
@@ -64,6 +64,32 @@ DEFAULT_LABELS = {
 }
 
 
+class TradeUpdateFields(TypedDict, total=False):
+    """What a trade update may change; only what is given changes."""
+
+    date: dt.date
+    qty: Decimal
+    price: Decimal
+    name: str
+    notes: str | None
+    currency: str
+    investment_activity_label: str
+    category_id: uuid.UUID | None
+
+
+class TradeCreateFields(TradeUpdateFields, total=False):
+    """A trade, or plain cash on an investment account (`type` deposit or withdrawal);
+    `account_id` and `date` are required."""
+
+    account_id: uuid.UUID
+    type: str
+    amount: Decimal
+    security_id: uuid.UUID | None
+    ticker: str
+    manual_ticker: str
+    transfer_account_id: uuid.UUID | None
+
+
 @dataclass
 class Entry:
     """What a trade create wrote: a Trade, or for deposits and withdrawals a Transaction."""
@@ -102,7 +128,7 @@ def trade_name(kind: str, qty: Decimal, security: Security | None) -> str:
     return f"Interest from {ticker}" if ticker else "Interest"
 
 
-def _kind(data: dict[str, Any], errors: list[str]) -> str | None:
+def _kind(data: TradeCreateFields, errors: list[str]) -> str | None:
     label = data.get("investment_activity_label")
     if data.get("type"):
         kind = data["type"]
@@ -122,7 +148,7 @@ def _kind(data: dict[str, Any], errors: list[str]) -> str | None:
     return None
 
 
-def _plan(family: Family, data: dict[str, Any]) -> _Plan:
+def _plan(family: Family, data: TradeCreateFields) -> _Plan:
     errors: list[str] = []
     account = Account.objects.filter(family=family, pk=data["account_id"]).first()
     if account is None:
@@ -176,7 +202,7 @@ def _plan(family: Family, data: dict[str, Any]) -> _Plan:
     return plan
 
 
-def _plan_security(family: Family, data: dict[str, Any], plan: _Plan, *, required: bool) -> None:
+def _plan_security(family: Family, data: TradeCreateFields, plan: _Plan, *, required: bool) -> None:
     if data.get("security_id") is not None:
         plan.security = security_visible_get(family=family, security_id=data["security_id"])
         if plan.security is None:
@@ -195,7 +221,7 @@ def _plan_security(family: Family, data: dict[str, Any], plan: _Plan, *, require
         plan.errors.append(f"security_id: {SECURITY_REQUIRED}")
 
 
-def _plan_buy_sell(data: dict[str, Any], plan: _Plan) -> None:
+def _plan_buy_sell(data: TradeCreateFields, plan: _Plan) -> None:
     qty, price, amount = data.get("qty"), data.get("price"), data.get("amount")
     if qty is None:
         plan.errors.append(f"qty: {QTY_REQUIRED}")
@@ -234,7 +260,7 @@ def _resolve_security(family: Family, plan: _Plan) -> Security | None:
 
 
 def _cash_create(
-    batch: LedgerBatch, family: Family, data: dict[str, Any], plan: _Plan
+    batch: LedgerBatch, family: Family, data: TradeCreateFields, plan: _Plan
 ) -> Transaction:
     """A deposit or withdrawal: a Transaction, and with a transfer account a confirmed
     Transfer whose other leg is on that account."""
@@ -283,9 +309,9 @@ def _cash_create(
     return txn
 
 
-def trade_create(*, family: Family, **fields: Any) -> Entry:
+def trade_create(*, family: Family, **fields: Unpack[TradeCreateFields]) -> Entry:
     """A trade (buy, sell, dividend, ...) or plain cash on an investment account."""
-    data: dict[str, Any] = dict(fields)
+    data = fields
     plan = _plan(family, data)  # raises 422 before any write
     with ledger_batch(family=family) as batch:
         if plan.kind in CASH_KINDS:
@@ -296,7 +322,7 @@ def trade_create(*, family: Family, **fields: Any) -> Entry:
     return Entry(txn, "Transaction")
 
 
-def _trade_write(batch: LedgerBatch, family: Family, data: dict[str, Any], plan: _Plan) -> Trade:
+def _trade_write(batch: LedgerBatch, family: Family, data: TradeCreateFields, plan: _Plan) -> Trade:
     security = _resolve_security(family, plan)
     trade = Trade.objects.create(
         family=family,
