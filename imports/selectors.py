@@ -9,7 +9,7 @@ from django.db.models import Case, OuterRef, QuerySet, Subquery, UUIDField, When
 from core.filters import query_param
 from finance.models import Family, Transaction
 from imports.models import Import, ImportMapping, ImportRow
-from imports.services.formats import import_source
+from imports.services.sources import import_source
 from imports.services.stats import TO_CREATE
 
 

@@ -15,7 +15,7 @@ from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, Subquery
 
 from finance.models import Transaction
 from imports.models import Import, ImportRow
-from imports.services.formats import DEFAULT_SOURCE, import_source
+from imports.services.sources import DEFAULT_SOURCE, import_source
 
 IMPORT_SOURCE = DEFAULT_SOURCE
 

@@ -26,15 +26,12 @@ from imports.parsing.ofx import read_ofx
 from imports.parsing.qif import read_qif
 from imports.parsing.rows import ParsedRow, content_key, fingerprint, occurrence_slot
 from imports.parsing.statements import Entry, FormatError, Statement, StatementFile
+from imports.services.dedup import import_duplicates_mark
+from imports.services.mappings import mappings_sync, rows_accounts_resolve
+from imports.services.stats import import_stats_refresh
 
 BATCH_SIZE = 5000
 MAX_STATEMENTS = 10_000
-SOURCES = {
-    Import.Type.OFX: "ofx",
-    Import.Type.CAMT053: "camt053",
-    Import.Type.MT940: "mt940",
-}
-DEFAULT_SOURCE = "import"  # CSV and QIF: content fingerprints
 ROW_FIELDS = (
     "data_import",
     "row_number",
@@ -73,11 +70,6 @@ def import_type_detect(stream: BinaryIO, filename: str) -> str:
     head = stream.read(HEAD_BYTES)
     stream.seek(0)
     return DETECTED_TYPES[detect_format(head, filename)]
-
-
-def import_source(data_import: Import) -> str:
-    """The `source` of the transactions an import writes (dedup looks for the same)."""
-    return SOURCES.get(data_import.type, DEFAULT_SOURCE)
 
 
 def is_statement_import(data_import: Import) -> bool:
@@ -194,10 +186,6 @@ def statement_rows_parse(*, data_import: Import, on_progress: ProgressCallback =
     imp.headers = reader.headers
     imp.encoding = reader.encoding
     imp.save(update_fields=["headers", "encoding", "updated_at"])
-    from imports.services.dedup import import_duplicates_mark
-    from imports.services.parse import mappings_sync, rows_accounts_resolve
-    from imports.services.stats import import_stats_refresh
-
     mappings_sync(imp, totals)
     if _remembered_accounts(imp):
         rows_accounts_resolve(data_import=imp)

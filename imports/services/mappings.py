@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from typing import Any, TypedDict, Unpack
 
 from django.db import transaction
@@ -124,3 +125,43 @@ def rows_accounts_resolve(*, data_import: Import) -> None:
         ImportRow.objects.filter(data_import=imp, account_value=mapping.value).update(
             account_id=mapping.target_id or mapping.created_id
         )
+
+
+def mappings_sync(imp: Import, totals: dict[str, Counter[str]]) -> None:
+    """One mapping per distinct value; earlier choices for values still present are kept;
+    new values map to the household's record of the same name, else categories and tags to
+    "create new" and accounts to unassigned (creating accounts is the household's call)."""
+    from finance.models import Category, Tag
+
+    existing = {(m.kind, m.value): m for m in ImportMapping.objects.filter(data_import=imp)}
+    models = {"category": Category, "tag": Tag, "account": Account}
+    keep: set[uuid.UUID] = set()
+    new: list[ImportMapping] = []
+    for kind, counter in totals.items():
+        names = {
+            name: pk
+            for pk, name in models[kind]
+            .objects.filter(family=imp.family, name__in=list(counter))
+            .values_list("pk", "name")
+        }
+        for value, n in counter.items():
+            mapping = existing.get((kind, value))
+            if mapping is not None:
+                keep.add(mapping.pk)
+                if mapping.rows_count != n:
+                    ImportMapping.objects.filter(pk=mapping.pk).update(rows_count=n)
+                continue
+            target = names.get(value)
+            new.append(
+                ImportMapping(
+                    data_import=imp,
+                    kind=kind,
+                    value=value,
+                    target_id=target,
+                    create_new=target is None and kind != "account",
+                    rows_count=n,
+                )
+            )
+    ImportMapping.objects.filter(data_import=imp).exclude(pk__in=keep).delete()
+    ImportMapping.objects.bulk_create(new, batch_size=5000)
+    rows_accounts_resolve(data_import=imp)

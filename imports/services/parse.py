@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections import Counter
 from collections.abc import Callable
 from typing import Any, BinaryIO
@@ -39,7 +38,7 @@ from imports.services.formats import (
     statement_file_check,
     statement_rows_parse,
 )
-from imports.services.mappings import rows_accounts_resolve
+from imports.services.mappings import mappings_sync
 from imports.services.progress import progress_clear, progress_write
 from imports.services.publish import import_blockers, import_publish
 from imports.services.stats import import_stats_refresh
@@ -180,46 +179,6 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
     import_stats_refresh(data_import=imp)
     if on_progress:
         on_progress(count)
-
-
-def mappings_sync(imp: Import, totals: dict[str, Counter[str]]) -> None:
-    """One mapping per distinct value; earlier choices for values still present are kept;
-    new values map to the household's record of the same name, else categories and tags to
-    "create new" and accounts to unassigned (creating accounts is the household's call)."""
-    from finance.models import Category, Tag
-
-    existing = {(m.kind, m.value): m for m in ImportMapping.objects.filter(data_import=imp)}
-    models = {"category": Category, "tag": Tag, "account": Account}
-    keep: set[uuid.UUID] = set()
-    new: list[ImportMapping] = []
-    for kind, counter in totals.items():
-        names = {
-            name: pk
-            for pk, name in models[kind]
-            .objects.filter(family=imp.family, name__in=list(counter))
-            .values_list("pk", "name")
-        }
-        for value, n in counter.items():
-            mapping = existing.get((kind, value))
-            if mapping is not None:
-                keep.add(mapping.pk)
-                if mapping.rows_count != n:
-                    ImportMapping.objects.filter(pk=mapping.pk).update(rows_count=n)
-                continue
-            target = names.get(value)
-            new.append(
-                ImportMapping(
-                    data_import=imp,
-                    kind=kind,
-                    value=value,
-                    target_id=target,
-                    create_new=target is None and kind != "account",
-                    rows_count=n,
-                )
-            )
-    ImportMapping.objects.filter(data_import=imp).exclude(pk__in=keep).delete()
-    ImportMapping.objects.bulk_create(new, batch_size=BATCH_SIZE)
-    rows_accounts_resolve(data_import=imp)
 
 
 def import_create(

@@ -19,9 +19,9 @@ from finance.ledger import LedgerBatch, ledger_batch
 from finance.models import Account, Category, Tag, Transaction
 from imports.models import Import, ImportMapping, ImportRow
 from imports.services.dedup import import_duplicates_mark
-from imports.services.formats import import_source
 from imports.services.mappings import rows_accounts_resolve
 from imports.services.progress import progress_clear, progress_write
+from imports.services.sources import import_source
 from imports.services.statements import statement_balances_apply
 from imports.services.stats import TO_CREATE, import_stats_refresh
 from imports.services.verify import expected_counts, household_counts, readback, readback_failed

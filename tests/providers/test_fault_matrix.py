@@ -50,7 +50,7 @@ CASES = {
     "connection refused": (_refused, "whole"),
     "reset mid-body": (_fault(TXNS, Fault(kind="cut")), "account"),
     "connection dropped": (_fault(TXNS, Fault(kind="drop")), "account"),
-    "timeout": (_fault(TXNS, Fault(kind="slow", delay=1.2)), "account"),
+    "timeout": (_fault(TXNS, Fault(kind="slow", delay=4.0)), "account"),
     "HTTP 500": (_fault(TXNS, Fault(status=500)), "account"),
     "HTTP 502": (_fault(TXNS, Fault(status=502)), "account"),
     "HTTP 403": (_fault("/accounts", Fault(status=403)), "whole"),
@@ -77,7 +77,7 @@ def _ledger(account_name: str) -> list[tuple]:
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_fault(case, alice, lunchflow, settings):
-    settings.PROVIDER_HTTP_TIMEOUT = 0.5
+    settings.PROVIDER_HTTP_TIMEOUT = 2.0  # roomy on a loaded machine; the slow fault is 4 s
     settings.PROVIDER_MAX_429_WAITS = 1
     scenario: Scenario = lunchflow.scenario
     scenario.add_account("a1", "Checking", "EUR", "10")
