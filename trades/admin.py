@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
+from core.errors import ApplicationError
 from finance.admin_base import (
     HouseholdAdmin,
     HouseholdRelatedFilter,
@@ -95,7 +96,10 @@ class TradeAdmin(SecurityScopedFKMixin, HouseholdAdmin):
     def save_model(self, request: HttpRequest, obj: Trade, form: Any, change: bool) -> None:
         if not change and not obj.family_id:
             obj.family = user_family(request) or obj.account.family
-        trade_store(trade=obj)
+        try:
+            trade_store(trade=obj)
+        except ApplicationError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
 
     def delete_model(self, request: HttpRequest, obj: Trade) -> None:
         trade_delete(trade=obj)

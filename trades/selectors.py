@@ -8,7 +8,7 @@ from django.db.models import Q, QuerySet
 
 from core.filters import QueryFilters
 from finance.models import Family
-from trades.models import Holding, Security, Trade
+from trades.models import Holding, Security, SecurityPrice, Trade
 from trades.services.securities import securities_visible
 
 
@@ -62,3 +62,23 @@ def holding_list(*, family: Family, params: Any) -> QuerySet[Holding]:
     if account_id:
         qs = qs.filter(account_id=account_id)
     return qs.order_by("account__name", "account_id", "security__ticker", "id")
+
+
+def security_price_base_queryset(*, family: Family) -> QuerySet[SecurityPrice]:
+    return SecurityPrice.objects.filter(family=family).select_related("security")
+
+
+def security_price_list(*, family: Family, params: Any) -> QuerySet[SecurityPrice]:
+    """The household's price points, newest day first (then ticker, currency, source)."""
+    f = QueryFilters(params)
+    security_id = f.uuid("security_id")
+    start_date, end_date = f.date_range()
+    f.check()
+    qs = security_price_base_queryset(family=family)
+    if security_id:
+        qs = qs.filter(security_id=security_id)
+    if start_date:
+        qs = qs.filter(date__gte=start_date)
+    if end_date:
+        qs = qs.filter(date__lte=end_date)
+    return qs.order_by("-date", "security__ticker", "security_id", "currency", "source", "id")

@@ -1,4 +1,4 @@
-"""API viewsets of this app and their routes: securities, trades, holdings."""
+"""API viewsets of this app and their routes: securities, trades, holdings, security prices."""
 
 from __future__ import annotations
 
@@ -11,16 +11,20 @@ from rest_framework.routers import SimpleRouter
 
 from finance.api.viewsets import FamilyViewSet
 from finance.serializers.common import DeletedSerializer, deleted_response
-from trades.models import Holding, Security, Trade
+from trades.models import Holding, Security, SecurityPrice, Trade
 from trades.selectors import (
     holding_base_queryset,
     holding_list,
     security_list,
+    security_price_base_queryset,
+    security_price_list,
     trade_base_queryset,
     trade_list,
 )
 from trades.serializers import (
     HoldingSerializer,
+    SecurityPriceRequestSerializer,
+    SecurityPriceSerializer,
     SecuritySerializer,
     TradeCreatedSerializer,
     TradeCreateRequestSerializer,
@@ -28,6 +32,7 @@ from trades.serializers import (
     TradeUpdateRequestSerializer,
 )
 from trades.services import trade_create, trade_delete, trade_update
+from trades.services.prices import security_price_set
 from trades.services.securities import securities_visible
 
 
@@ -124,8 +129,53 @@ class HoldingViewSet(FamilyViewSet):
         return Response(HoldingSerializer(self.get_object()).data)
 
 
+class SecurityPriceViewSet(FamilyViewSet):
+    """The household's price points: its own (`api`), its trades' and its providers'."""
+
+    serializer_class = SecurityPriceSerializer
+    results_key = "security_prices"
+    root_key = "security_price"
+
+    def get_queryset(self) -> QuerySet[SecurityPrice]:
+        return security_price_base_queryset(family=self.family)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("security_id", str, description="uuid"),
+            OpenApiParameter("start_date", str, description="YYYY-MM-DD, inclusive"),
+            OpenApiParameter("end_date", str, description="YYYY-MM-DD, inclusive"),
+        ],
+        responses=SecurityPriceSerializer(many=True),
+    )
+    def list(self, request: Request) -> Response:
+        return self.paginated(security_price_list(family=self.family, params=request.query_params))
+
+    @extend_schema(responses=SecurityPriceSerializer)
+    def retrieve(self, request: Request, pk: str) -> Response:
+        return Response(SecurityPriceSerializer(self.get_object()).data)
+
+    @extend_schema(
+        request=SecurityPriceRequestSerializer,
+        responses={201: SecurityPriceSerializer, 200: SecurityPriceSerializer},
+        description="Record the household's price of a security on a day: 201 when new, 200 "
+        "when it replaced the household's own price of that day and currency.",
+    )
+    def create(self, request: Request) -> Response:
+        body = SecurityPriceRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        point, created = security_price_set(
+            family=self.family, **body.validated_data["security_price"]
+        )
+        point = self.get_queryset().get(pk=point.pk)
+        return Response(
+            SecurityPriceSerializer(point).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+
 def register(router: SimpleRouter) -> None:
     """Register this app's viewsets on the /api/v1 router."""
     router.register("securities", SecurityViewSet, basename="security")
     router.register("trades", TradeViewSet, basename="trade")
     router.register("holdings", HoldingViewSet, basename="holding")
+    router.register("security_prices", SecurityPriceViewSet, basename="security-price")

@@ -81,7 +81,7 @@ def account_update(*, account: Account, **fields: Unpack[AccountFields]) -> Acco
 
 
 def _account_update(batch: Any, account: Account, data: dict[str, Any]) -> None:
-    old_classification = account.classification
+    old_classification, old_type = account.classification, account.account_type
     currency_changes = "currency" in data and data["currency"] != account.currency
     if currency_changes and Transaction.objects.filter(account=account).exists():
         raise ValidationFailed([f"currency: {CURRENCY_LOCKED}"])
@@ -90,8 +90,13 @@ def _account_update(batch: Any, account: Account, data: dict[str, Any]) -> None:
             setattr(account, field, data[field])
     account.save()
     _opening(batch, account, data)
-    if account.classification != old_classification or currency_changes:
-        # Which way flows move the balance changed: recompute the whole series.
+    if (
+        account.classification != old_classification
+        or currency_changes
+        or (account.account_type in Account.TRADING_TYPES) != (old_type in Account.TRADING_TYPES)
+    ):
+        # Which flows count (trades, holdings) or which way they move the balance changed:
+        # recompute the whole series.
         batch.touch(account.family, account.pk, None)
 
 
