@@ -1,7 +1,6 @@
 """`ledger_check`: re-derive everything the ledger keeps beside its rows and report (or
 repair) what differs: each account's balance series, balance and holdings value, transfer
-suggestions, the row
-counters and (SQLite) the search index.
+suggestions, the row counters and (SQLite) the search index.
 
 The derivation runs inside a savepoint; without `fix` it is rolled back, so a check never
 changes anything. Series are compared by meaning (the balance on every day either series

@@ -11,7 +11,8 @@ from decimal import Decimal
 import pytest
 
 from finance.ledger import ledger_check
-from finance.models import AccountBalance
+from finance.models import Account, AccountBalance
+from tests.conftest import assert_error
 from trades.models import Security, SecurityPrice
 
 pytestmark = pytest.mark.django_db
@@ -207,3 +208,132 @@ def test_series_by_day_with_trades_written_out_of_order_edited_and_deleted(alice
     assert figures(alice, account) == ("5072.38", "4519.63", "552.75")
     assert not SecurityPrice.objects.filter(date=dt.date(2024, 3, 12)).exists()
     assert ledger_check(family=alice.family).problems == []
+
+
+def test_a_trade_in_one_account_prices_the_security_for_the_households_others(alice):
+    first, _ = readme_example(alice)
+    second = brokerage(alice, name="Second")
+    trade(alice, second, "2024-05-20", ticker="VTI", qty=1, price="300")
+    # the second account's buy on the 20th is the household's latest VTI price
+    assert figures(alice, first) == ("340.00", "-1460.00", "1800.00")
+    days = series(alice, first, "2024-05-19", "2024-05-20")
+    assert days == {"2024-05-19": "100.00", "2024-05-20": "340.00"}
+    assert figures(alice, second) == ("0.00", "-300.00", "300.00")
+    assert ledger_check(family=alice.family).problems == []
+
+
+def test_another_households_prices_do_not_value_this_one(alice, charlie):
+    account, vti = readme_example(alice)
+    theirs = brokerage(charlie)
+    trade(charlie, theirs, "2024-05-20", ticker="VTI", qty=1, price="999")
+    assert price(charlie, vti, "2024-05-21", "1000").status_code == 201
+    assert figures(alice, account) == ("100.00", "-1460.00", "1560.00")
+
+
+def test_prices_in_another_currency_value_only_accounts_in_it(alice):
+    usd, vti = readme_example(alice)
+    eur = brokerage(alice, name="Euro broker", currency="EUR")
+    trade(alice, eur, "2024-05-02", ticker="VTI", qty=2, price="230", currency="EUR")
+    assert price(alice, vti, "2024-05-10", "240", currency="EUR").status_code == 201
+    assert figures(alice, eur) == ("20.00", "-460.00", "480.00")
+    assert figures(alice, usd) == ("100.00", "-1460.00", "1560.00")  # no USD price moved
+    assert price(alice, vti, "2024-05-11", "250", currency="USD").status_code == 201
+    assert figures(alice, usd) == ("40.00", "-1460.00", "1500.00")
+    assert figures(alice, eur) == ("20.00", "-460.00", "480.00")
+
+
+def test_other_accounts_have_null_cash_and_holdings(alice):
+    checking = alice.account(name="Checking")
+    body = account_json(alice, checking)
+    assert (body["balance"], body["cash_balance"], body["holdings_value"]) == ("0.00", None, None)
+    empty = brokerage(alice, name="Empty")
+    assert figures(alice, empty) == ("0.00", "0.00", "0.00")
+
+
+def test_changing_the_account_type_revalues_it(alice):
+    account, _ = readme_example(alice)
+    r = alice.client.patch(
+        f"/api/v1/accounts/{account.id}", {"account": {"account_type": "depository"}}, format="json"
+    )
+    assert r.status_code == 200, r.content
+    # a bank account counts neither trades nor holdings
+    assert (r.json()["balance"], r.json()["cash_balance"], r.json()["holdings_value"]) == (
+        "0.00",
+        None,
+        None,
+    )
+    r = alice.client.patch(
+        f"/api/v1/accounts/{account.id}", {"account": {"account_type": "crypto"}}, format="json"
+    )
+    assert (r.json()["balance"], r.json()["cash_balance"], r.json()["holdings_value"]) == (
+        "100.00",
+        "-1460.00",
+        "1560.00",
+    )
+
+
+def test_an_opening_balance_is_the_cash_the_account_opens_with(alice):
+    r = alice.client.post(
+        "/api/v1/accounts",
+        {
+            "account": {
+                "name": "Funded",
+                "account_type": "investment",
+                "balance": "1000",
+                "balance_date": "2024-05-01",
+            }
+        },
+        format="json",
+    )
+    assert r.status_code == 201, r.content
+    assert (r.json()["balance"], r.json()["cash_balance"], r.json()["holdings_value"]) == (
+        "1000.00",
+        "1000.00",
+        "0.00",
+    )
+    account = Account.objects.get(pk=r.json()["id"])
+    trade(alice, account, "2024-05-02", ticker="VTI", qty=10, price=250)
+    trade(alice, account, "2024-05-03", ticker="VTI", qty=4, price=260, type="sell")
+    assert figures(alice, account) == ("1100.00", "-460.00", "1560.00")
+    assert series(alice, account, "2024-04-30", "2024-05-03") == {
+        "2024-04-30": "1000.00",
+        "2024-05-01": "1000.00",
+        "2024-05-02": "1000.00",
+        "2024-05-03": "1100.00",
+    }
+    assert ledger_check(family=alice.family).problems == []
+
+
+def test_a_crypto_wallet_with_fractional_quantities(alice):
+    wallet = alice.account(account_type="crypto", name="Wallet", currency="EUR")
+    trade(alice, wallet, "2024-01-10", ticker="BTC", qty="0.5", price="40000.12345678")
+    trade(alice, wallet, "2024-02-10", ticker="BTC", qty="0.12345678", price="45000", type="sell")
+    btc = Security.objects.get(ticker="BTC")
+    assert price(alice, btc, "2024-03-01", "61234.56789").status_code == 201
+    # cash: -20000.0617 (0.5 x 40000.12345678 at four places) + 5555.5551 = -14444.5066;
+    # 0.37654322 BTC x 61234.56789 = 23057.4613686092058, at four places 23057.4614
+    assert figures(alice, wallet) == ("8612.95", "-14444.51", "23057.46")
+    wallet.refresh_from_db()
+    assert (wallet.balance, wallet.holdings_value) == (Decimal("8612.9548"), Decimal("23057.4614"))
+    assert ledger_check(family=alice.family).problems == []
+
+
+def test_a_value_past_the_bound_is_refused_and_the_household_stays_usable(alice):
+    account = brokerage(alice)
+    for day in ("2024-05-01", "2024-05-02"):
+        trade(alice, account, day, ticker="BIG", qty="999999999999999", price="0.00000001")
+    big = Security.objects.get(ticker="BIG")
+    before = stored_days(account)
+    r = price(alice, big, "2024-05-03", "999999999999999")
+    body = assert_error(r, 422, "validation_failed")
+    assert [e.split(":")[0] for e in body["errors"]] == ["holdings_value"]
+    assert not SecurityPrice.objects.filter(source="api").exists()
+    assert stored_days(account) == before
+    assert alice.client.get("/api/v1/accounts").status_code == 200
+    assert alice.client.get(f"/api/v1/accounts/{account.id}/balances").status_code == 200
+    # one lot at the highest price is still a value the ledger stores
+    third = brokerage(alice, name="Third")
+    trade(alice, third, "2024-05-01", ticker="ONE", qty="999999999999999", price="0.00000001")
+    one = Security.objects.get(ticker="ONE")
+    assert price(alice, one, "2024-05-03", "999999999999999").status_code == 201
+    assert alice.client.get(f"/api/v1/accounts/{third.id}").status_code == 200

@@ -67,17 +67,15 @@ def trade_prices_refresh(*, family_id: uuid.UUID, keys: Iterable[Key | tuple[Non
         SecurityPrice.objects.filter(pk__in=gone).delete()
     for (sid, day, currency), price in last.items():
         point = stored.get((sid, day, currency))
-        if point is None:
-            SecurityPrice.objects.create(
+        if point is None or point.price != price:
+            _point_set(
                 family_id=family_id,
                 security_id=sid,
                 date=day,
                 currency=currency,
-                price=price,
                 source=SecurityPrice.Source.TRADE,
+                price=price,
             )
-        elif point.price != price:
-            SecurityPrice.objects.filter(pk=point.pk).update(price=price)
 
 
 def prices_changed(batch: LedgerBatch, *, family_id: uuid.UUID, keys: Iterable[Key]) -> set:
