@@ -59,11 +59,7 @@ def position_value(qty: Decimal, price: Decimal) -> Decimal:
     return value
 
 
-def holdings_total(qty: Mapping[uuid.UUID, Decimal], price: Mapping[uuid.UUID, Decimal]) -> Decimal:
-    total = ZERO
-    for security_id, held in qty.items():
-        if held and security_id in price:
-            total = WIDE.add(total, position_value(held, price[security_id]))
+def _checked(total: Decimal) -> Decimal:
     if total.copy_abs() >= MAX_VALUE:
         raise ValidationFailed([VALUE_TOO_LARGE])
     return total
@@ -117,17 +113,39 @@ class Timeline:
     qty_changes: dict[dt.date, dict[uuid.UUID, Decimal]] = field(default_factory=dict)
     price_changes: dict[dt.date, dict[uuid.UUID, Decimal]] = field(default_factory=dict)
 
+    # each position's value and their sum, kept as the days advance
+    values: dict[uuid.UUID, Decimal] = field(default_factory=dict)
+    total: Decimal = ZERO
+
     def days(self) -> set[dt.date]:
         return set(self.qty_changes) | set(self.price_changes)
 
     def base_value(self) -> Decimal:
-        return holdings_total(self.qty, self.price)
+        """The holdings' value at the end of the day before `since` (starts the running sum)."""
+        self.values = {sid: self._value(sid) for sid in self.qty}
+        total = ZERO
+        for value in self.values.values():
+            total = WIDE.add(total, value)
+        self.total = _checked(total)
+        return self.total
 
-    def advance(self, day: dt.date) -> None:
-        """Apply the day's changes to the running state."""
-        for security_id, delta in self.qty_changes.get(day, {}).items():
-            self.qty[security_id] = self.qty.get(security_id, ZERO) + delta
-        self.price.update(self.price_changes.get(day, {}))
+    def _value(self, security_id: uuid.UUID) -> Decimal:
+        held = self.qty.get(security_id, ZERO)
+        price = self.price.get(security_id)
+        return position_value(held, price) if held and price is not None else ZERO
+
+    def advance(self, day: dt.date) -> Decimal:
+        """Apply the day's changes; returns the holdings' value at its end."""
+        qty, price = self.qty_changes.get(day, {}), self.price_changes.get(day, {})
+        for security_id, delta in qty.items():
+            self.qty[security_id] = WIDE.add(self.qty.get(security_id, ZERO), delta)
+        self.price.update(price)
+        for security_id in {*qty, *price}:
+            value = self._value(security_id)
+            change = WIDE.subtract(value, self.values.get(security_id, ZERO))
+            self.total = WIDE.add(self.total, change)
+            self.values[security_id] = value
+        return _checked(self.total)
 
 
 def timeline(*, account: Account, since: dt.date | None) -> Timeline | None:
@@ -197,8 +215,7 @@ def overlay(
     for day in sorted(set(cash_rows) | positions.days()):
         cash = cash_rows.get(day, cash)
         if day in positions.qty_changes or day in positions.price_changes:
-            positions.advance(day)
-            holdings = positions.base_value()
+            holdings = positions.advance(day)
         values[day] = WIDE.add(cash, holdings)
     return values, WIDE.add(cash, holdings), holdings
 
