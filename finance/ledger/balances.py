@@ -41,7 +41,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from finance.ledger.db.fastinsert import fast_insert
-from finance.ledger.valuation import Timeline, overlay, reported_holdings_value, timeline
+from finance.ledger.valuation import WIDE, Timeline, overlay, reported_holdings_value, timeline
 from finance.models import Account, AccountBalance, Transaction
 
 ZERO = Decimal(0)
@@ -157,7 +157,7 @@ def _refresh_trading(account: Account, since: dt.date | None) -> tuple[Decimal, 
         cash_rows = _from_zero(account)
     else:
         # The stored value before the change is its cash plus its holdings then.
-        cash_before = previous.balance - positions.base_value()
+        cash_before = WIDE.subtract(previous.balance, positions.base_value())
         cash_rows = _running(account, cash_before, account_flows(account=account, since=since))
     values, balance, holdings = overlay(
         cash_rows=cash_rows, cash_before=cash_before, positions=positions
