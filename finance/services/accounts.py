@@ -62,6 +62,8 @@ def account_create(*, family: Family, **fields: Unpack[AccountFields]) -> Accoun
     for field in _FIELDS:
         if field in data and data[field] is not None:
             setattr(account, field, data[field])
+    if account.account_type in Account.TRADING_TYPES:
+        account.holdings_value = Decimal(0)  # holds nothing yet (the ledger keeps it from now)
     with ledger_batch(family=family) as batch:
         account.save(force_insert=True)
         if data.get("balance") is not None:
