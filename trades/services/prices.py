@@ -42,12 +42,15 @@ def _match(keys: Iterable[Key]) -> Q:
     return match
 
 
-def trade_prices_refresh(*, family_id: uuid.UUID, keys: Iterable[Key | tuple[None, dt.date]]):
+def trade_prices_refresh(
+    *, family_id: uuid.UUID, keys: Iterable[Key | tuple[None, dt.date]]
+) -> set[Key]:
     """Make the `trade` price points of these (security, day) pairs the price of that day's
-    last buy or sell of the household (one per currency), and none where no trade priced it."""
+    last buy or sell of the household (one per currency), and none where no trade priced it.
+    Returns the pairs whose points changed."""
     wanted = {(s, d) for s, d in keys if s is not None}
     if not wanted:
-        return
+        return set()
     match = _match(wanted)
     last: dict[tuple[uuid.UUID, dt.date, str], Decimal] = {}
     for sid, day, currency, price in (
@@ -63,11 +66,13 @@ def trade_prices_refresh(*, family_id: uuid.UUID, keys: Iterable[Key | tuple[Non
         )
     }
     gone = [p.pk for key, p in stored.items() if key not in last]
+    changed = {(sid, day) for (sid, day, _), p in stored.items() if p.pk in gone}
     if gone:
         SecurityPrice.objects.filter(pk__in=gone).delete()
     for (sid, day, currency), price in last.items():
         point = stored.get((sid, day, currency))
         if point is None or point.price != price:
+            changed.add((sid, day))
             _point_set(
                 family_id=family_id,
                 security_id=sid,
@@ -76,6 +81,7 @@ def trade_prices_refresh(*, family_id: uuid.UUID, keys: Iterable[Key | tuple[Non
                 source=SecurityPrice.Source.TRADE,
                 price=price,
             )
+    return changed
 
 
 def prices_changed(batch: LedgerBatch, *, family_id: uuid.UUID, keys: Iterable[Key]) -> set:

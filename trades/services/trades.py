@@ -334,8 +334,7 @@ def after_write(
     """A trade's cash moves its account's balance, its quantity the holdings, its price the
     household's price points of its (security, day) before and after the write (`priced`),
     and so the value of every account trading that security."""
-    trade_prices_refresh(family_id=trade.family_id, keys=priced)
-    keys = [(sid, day) for sid, day in priced if sid is not None]
+    keys = trade_prices_refresh(family_id=trade.family_id, keys=priced)
     done = prices_changed(batch, family_id=trade.family_id, keys=keys)
     for account in Account.objects.filter(pk__in=[pk for pk in dates if pk not in done]):
         holdings_recompute_from_trades(account=account)
