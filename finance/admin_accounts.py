@@ -22,7 +22,7 @@ class AccountAdmin(HouseholdAdmin):
     list_display = ("name", "account_type", "status", "balance_display", "institution_name")
     list_filter = ("account_type", "status")
     search_fields = ("name", "institution_name")
-    readonly_fields = ("balance", "reported_balance", "reported_balance_at")
+    readonly_fields = ("balance", "holdings_value", "reported_balance", "reported_balance_at")
 
     def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
         initial = super().get_changeform_initial_data(request)

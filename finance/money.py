@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Context, Decimal
 
 from finance.currencies import minor_units
 
 _QUANTS = {n: Decimal(1).scaleb(-n) for n in range(0, 5)}
+# Wider than any stored value (NUMERIC(38, 4)): the default 28 digits cannot quantize a
+# holdings' value near its bound (10^30) to the currency's places.
+_WIDE = Context(prec=60)
 
 
 def minor_unit(currency: str) -> Decimal:
@@ -15,7 +18,12 @@ def minor_unit(currency: str) -> Decimal:
 
 
 def quantize(amount: Decimal, currency: str) -> Decimal:
-    return amount.quantize(_QUANTS[minor_units(currency)], rounding=ROUND_HALF_EVEN)
+    return amount.quantize(_QUANTS[minor_units(currency)], rounding=ROUND_HALF_EVEN, context=_WIDE)
+
+
+def subtract(a: Decimal, b: Decimal) -> Decimal:
+    """a - b exactly, however wide."""
+    return _WIDE.subtract(a, b)
 
 
 def format_amount(amount: Decimal, currency: str) -> str:

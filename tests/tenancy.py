@@ -77,13 +77,19 @@ NOT_HOUSEHOLD_RECORDS = {Family, User}
 
 
 def _register_trades() -> None:
-    from tests.trades.factories import HoldingFactory, SecurityFactory, TradeFactory
-    from trades.models import Holding, Security, Trade
+    from tests.trades.factories import (
+        HoldingFactory,
+        SecurityFactory,
+        SecurityPriceFactory,
+        TradeFactory,
+    )
+    from trades.models import Holding, Security, SecurityPrice, Trade
 
     # a household's manual security; shared reference securities have no household
     RECORD_FACTORIES[Security] = lambda family: SecurityFactory(family=family)
     RECORD_FACTORIES[Trade] = lambda family: TradeFactory(account__family=family)
     RECORD_FACTORIES[Holding] = lambda family: HoldingFactory(account__family=family)
+    RECORD_FACTORIES[SecurityPrice] = lambda family: SecurityPriceFactory(family=family)
 
 
 _register_trades()

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
+from core.errors import ApplicationError
 from finance.admin_base import (
     HouseholdAdmin,
     HouseholdRelatedFilter,
@@ -18,7 +19,7 @@ from finance.admin_base import (
     user_family,
 )
 from finance.models import Account
-from trades.models import Holding, Security, Trade
+from trades.models import Holding, Security, SecurityPrice, Trade
 from trades.services.changes import trade_delete, trade_store
 
 
@@ -95,7 +96,10 @@ class TradeAdmin(SecurityScopedFKMixin, HouseholdAdmin):
     def save_model(self, request: HttpRequest, obj: Trade, form: Any, change: bool) -> None:
         if not change and not obj.family_id:
             obj.family = user_family(request) or obj.account.family
-        trade_store(trade=obj)
+        try:
+            trade_store(trade=obj)
+        except ApplicationError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
 
     def delete_model(self, request: HttpRequest, obj: Trade) -> None:
         trade_delete(trade=obj)
@@ -118,4 +122,25 @@ class HoldingAdmin(HouseholdAdmin):
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(SecurityPrice)
+class SecurityPriceAdmin(HouseholdAdmin):
+    """The household's price points: read here; written by trades, syncs and the API
+    (`POST /api/v1/security_prices`), each of which revalues the accounts they price."""
+
+    list_display = ("date", "security", "price", "currency", "source")
+    list_filter = ("source", "currency")
+    search_fields = ("security__ticker", "security__name")
+    date_hierarchy = "date"
+    list_select_related = ("security",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -149,3 +149,46 @@ class Holding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.qty} {self.security.ticker}"
+
+
+class SecurityPrice(models.Model):
+    """The price of one unit of a security on a day, in a currency: a household's price point.
+
+    Points come from the household's trades (`trade`: the price of the day's last buy or sell,
+    kept by every trade write), from a provider's holdings (`provider`: the connection's
+    household) and from `POST /api/v1/security_prices` (`api`). One point per household,
+    security, day, currency and source; when several sources priced one day, `api` wins over
+    `provider`, which wins over `trade` (`RANK`). Valuation (finance/ledger/valuation.py)
+    takes, for each day, the latest point on or before it in the account's currency."""
+
+    class Source(models.TextChoices):
+        TRADE = "trade"
+        PROVIDER = "provider"
+        API = "api"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="security_prices")
+    security = models.ForeignKey(Security, on_delete=models.CASCADE, related_name="prices")
+    date = models.DateField(validators=[validate_date])
+    price = models.DecimalField(**QTY)
+    currency = models.CharField(max_length=3)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.API)
+    # Same-day precedence of the sources: the highest rank wins.
+    RANK = {"trade": 0, "provider": 1, "api": 2}
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["security", "date", "source"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["family", "security", "date", "currency", "source"],
+                name="security_price_one_per_day_source",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["family", "security", "date"], name="security_price_lookup"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.security_id} {self.date} {self.price} {self.currency} ({self.source})"

@@ -10,7 +10,7 @@ from django.db.models import Q, QuerySet
 
 from core.filters import query_param
 from finance.models import Family
-from trades.models import Holding, Security, Trade
+from trades.models import Holding, Security, SecurityPrice, Trade
 from trades.services.securities import securities_visible
 
 
@@ -76,3 +76,31 @@ def holding_list(*, family: Family, filters: HoldingFilters) -> QuerySet[Holding
     if filters.account_id:
         qs = qs.filter(account_id=filters.account_id)
     return qs.order_by("account__name", "account_id", "security__ticker", "id")
+
+
+def security_price_base_queryset(*, family: Family) -> QuerySet[SecurityPrice]:
+    return SecurityPrice.objects.filter(family=family).select_related("security")
+
+
+@dataclass(frozen=True)
+class SecurityPriceFilters:
+    security_id: uuid.UUID | None = query_param("uuid", description="uuid")
+    start_date: dt.date | None = query_param("date", description="YYYY-MM-DD, inclusive")
+    end_date: dt.date | None = query_param(
+        "date", not_before="start_date", description="YYYY-MM-DD, inclusive"
+    )
+
+
+def security_price_list(
+    *, family: Family, filters: SecurityPriceFilters
+) -> QuerySet[SecurityPrice]:
+    """The household's price points, newest day first (then ticker, currency, source)."""
+    security_id, start_date, end_date = filters.security_id, filters.start_date, filters.end_date
+    qs = security_price_base_queryset(family=family)
+    if security_id:
+        qs = qs.filter(security_id=security_id)
+    if start_date:
+        qs = qs.filter(date__gte=start_date)
+    if end_date:
+        qs = qs.filter(date__lte=end_date)
+    return qs.order_by("-date", "security__ticker", "security_id", "currency", "source", "id")

@@ -27,7 +27,7 @@ from finance.serializers.refs import (
     category_brief_ref,
     ref_function,
 )
-from trades.models import INVESTMENT_ACTIVITY_LABELS, Holding, Security, Trade
+from trades.models import INVESTMENT_ACTIVITY_LABELS, Holding, Security, SecurityPrice, Trade
 from trades.services.trades import TYPES, Entry
 
 QTY_PLACES = 8
@@ -269,3 +269,52 @@ class HoldingSerializer(serializers.Serializer):
 
 def _money(value: Decimal | None, currency: str) -> str | None:
     return None if value is None else format_amount(value, currency)
+
+
+# --- security prices ------------------------------------------------------------------------
+
+
+class SecurityPriceFieldsSerializer(serializers.Serializer):
+    security_id = serializers.UUIDField()
+    date = StrictDateField()
+    price = AmountField(decimal_places=QTY_PLACES, limit=MAX_QUANTITY, positive=True)
+    currency = CurrencyField(
+        required=False,
+        help_text="default: the currency of the household's accounts trading the security",
+    )
+
+    class Meta:
+        ref_name = "SecurityPriceFields"
+
+
+class SecurityPriceRequestSerializer(serializers.Serializer):
+    security_price = SecurityPriceFieldsSerializer()
+
+    class Meta:
+        ref_name = "SecurityPriceCreate"
+
+
+class SecurityPriceSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    security = SecurityRefSerializer()
+    date = serializers.DateField()
+    price = serializers.CharField()
+    currency = serializers.CharField()
+    source = serializers.ChoiceField(choices=SecurityPrice.Source.choices)
+    created_at = UtcDateTimeField()
+    updated_at = UtcDateTimeField()
+
+    class Meta:
+        ref_name = "SecurityPrice"
+
+    def to_representation(self, point: SecurityPrice) -> dict[str, Any]:
+        return {
+            "id": str(point.id),
+            "security": security_ref(point.security),
+            "date": point.date.isoformat(),
+            "price": decimal_text(point.price, point.currency),
+            "currency": point.currency,
+            "source": point.source,
+            "created_at": iso_utc(point.created_at),
+            "updated_at": iso_utc(point.updated_at),
+        }

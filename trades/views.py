@@ -1,24 +1,35 @@
-"""API viewsets of this app and their routes: securities, trades, holdings."""
+"""API viewsets of this app and their routes: securities, trades, holdings, security prices."""
 
 from __future__ import annotations
 
 from rest_framework.routers import SimpleRouter
 
-from finance.api.resources import ReadOnlyResourceViewSet, ResourceViewSet
+from finance.api.resources import (
+    CreateMixin,
+    ListMixin,
+    ReadOnlyResourceViewSet,
+    ResourceViewSet,
+    RetrieveMixin,
+)
 from trades import docs
-from trades.models import Holding, Security, Trade
+from trades.models import Holding, Security, SecurityPrice, Trade
 from trades.selectors import (
     HoldingFilters,
     SecurityFilters,
+    SecurityPriceFilters,
     TradeFilters,
     holding_base_queryset,
     holding_list,
     security_list,
+    security_price_base_queryset,
+    security_price_list,
     trade_base_queryset,
     trade_list,
 )
 from trades.serializers import (
     HoldingSerializer,
+    SecurityPriceRequestSerializer,
+    SecurityPriceSerializer,
     SecuritySerializer,
     TradeCreatedSerializer,
     TradeCreateRequestSerializer,
@@ -26,6 +37,7 @@ from trades.serializers import (
     TradeUpdateRequestSerializer,
 )
 from trades.services import trade_create, trade_delete, trade_update
+from trades.services.prices import security_price_set
 from trades.services.securities import securities_visible
 
 
@@ -77,8 +89,32 @@ class HoldingViewSet(ReadOnlyResourceViewSet):
     }
 
 
+class SecurityPriceViewSet(ListMixin, RetrieveMixin, CreateMixin):
+    model = SecurityPrice
+    root_key = "security_price"
+    noun, results_key = "security price", "security_prices"
+    serializer_class = SecurityPriceSerializer
+    create_request = SecurityPriceRequestSerializer
+    filters = SecurityPriceFilters
+    base_queryset = security_price_base_queryset
+    selector = security_price_list
+    create_service = security_price_set
+    idempotent_create = True
+    reload_after_write = True
+    list_order = "newest day first"
+    notes = {
+        "list": "The household's price points of securities: its own (`api`), its trades' "
+        "and its providers'. Investment and crypto accounts are valued with the latest point "
+        "on or before each day.",
+        "create": "Records the household's price of a security on a day: 201 when new, 200 "
+        "when it replaced the household's own price of that day and currency. The accounts "
+        "holding the security are valued with it from that day on.",
+    }
+
+
 def register(router: SimpleRouter) -> None:
     """Register this app's viewsets on the /api/v1 router."""
     router.register("securities", SecurityViewSet, basename="security")
     router.register("trades", TradeViewSet, basename="trade")
     router.register("holdings", HoldingViewSet, basename="holding")
+    router.register("security_prices", SecurityPriceViewSet, basename="security-price")

@@ -15,6 +15,7 @@ from finance.ledger.db.search_sqlite import MATCH_SQL as SQLITE_MATCH_SQL
 from finance.ledger.db.search_sqlite import phrase as sqlite_phrase
 from finance.ledger.db.search_sqlite import search_index_refresh
 from finance.ledger.pairs import MAX_DAYS_APART, legs_lock, outflow_kind, unpaired
+from finance.ledger.valuation import latest_prices, position_value
 
 __all__ = [
     "MAX_DAYS_APART",
@@ -23,11 +24,13 @@ __all__ = [
     "TransactionRows",
     "account_balance_series",
     "fast_insert",
+    "latest_prices",
     "ledger_batch",
     "ledger_check",
     "legs_lock",
     "merge_account_dates",
     "outflow_kind",
+    "position_value",
     "row_counts_tidy",
     "search_index_refresh",
     "sqlite_phrase",

@@ -18,6 +18,13 @@ Semantics (docs/decisions.md, "Ledger" and "Bounds"):
   backwards from it, later days forwards; any change can move the opening, so such an account's
   series is recomputed whole. A reported balance is the account's balance; an opening balance
   is where the flows after it start from.
+- Investment and crypto accounts (finance/ledger/valuation.py): a row holds the account's value,
+  its cash (the flows above) plus the market value of its holdings that day, and rows are also
+  stored on days where a quantity or a price changes. A manual one's change from day D starts
+  from the stored value before D minus the holdings' value then (its cash); an opening balance
+  is the cash it opens with. A linked one's reported balance is its value, as for any linked
+  account. `Account.holdings_value` is the holdings' value on the series' last day (for a
+  linked account: the market values of its holdings), kept with `balance`.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from django.db.models import Sum
 from django.utils import timezone
 
 from finance.ledger.db.fastinsert import fast_insert
+from finance.ledger.valuation import WIDE, Timeline, overlay, reported_holdings_value, timeline
 from finance.models import Account, AccountBalance, Transaction
 
 ZERO = Decimal(0)
@@ -89,38 +97,79 @@ def _write(account: Account, start: dt.date | None, values: dict[dt.date, Decima
     )
 
 
-def _refresh_manual(account: Account, since: dt.date | None) -> Decimal:
-    previous = None
-    if since is not None:
-        previous = (
-            AccountBalance.objects.filter(account=account, date__lt=since).order_by("-date").first()
-        )
-        if (
-            previous is not None
-            and not AccountBalance.objects.filter(account=account, date__lt=previous.date).exists()
-        ):
-            previous = None  # only the opening row precedes: the series may start elsewhere now
-    if previous is None:
-        flows = account_flows(account=account)
-        if not flows:
-            _write(account, None, {})
-            return ZERO
-        running = ZERO
-        start = None
-        values = {min(flows) - _ONE_DAY: ZERO}
-    else:
-        flows = account_flows(account=account, since=since)
-        running, start, values = previous.balance, since, {}
+def _previous_row(account: Account, since: dt.date | None) -> AccountBalance | None:
+    """The stored row a change from `since` continues from, or None: recompute it all."""
+    if since is None:
+        return None
+    previous = (
+        AccountBalance.objects.filter(account=account, date__lt=since).order_by("-date").first()
+    )
+    if (
+        previous is not None
+        and not AccountBalance.objects.filter(account=account, date__lt=previous.date).exists()
+    ):
+        return None  # only the opening row precedes: the series may start elsewhere now
+    return previous
+
+
+def _running(account: Account, running: Decimal, flows: dict[dt.date, Decimal]):
+    """Rows of the balance after each day's flows, starting from `running`."""
     sign = _direction(account)
+    values: dict[dt.date, Decimal] = {}
     for day in sorted(flows):
         running += sign * flows[day]
         values[day] = running
+    return values
+
+
+def _from_zero(account: Account) -> dict[dt.date, Decimal]:
+    """The whole series of an account that opens at 0, with its opening row."""
+    flows = account_flows(account=account)
+    values = _running(account, ZERO, flows)
+    if flows:
+        values[min(flows) - _ONE_DAY] = ZERO
+    return values
+
+
+def _refresh_manual(account: Account, since: dt.date | None) -> Decimal:
+    previous = _previous_row(account, since)
+    if previous is None:
+        values = _from_zero(account)
+        _write(account, None, values)
+        return values[max(values)] if values else ZERO
+    values = _running(account, previous.balance, account_flows(account=account, since=since))
+    _write(account, since, values)
+    return values[max(values)] if values else previous.balance
+
+
+def _refresh_trading(account: Account, since: dt.date | None) -> tuple[Decimal, Decimal]:
+    """A manual investment or crypto account: rows of cash plus holdings. Returns (balance,
+    holdings value)."""
+    previous = None if account.opening_balance is not None else _previous_row(account, since)
+    start = None if previous is None else since
+    positions = timeline(account=account, since=start) or Timeline()
+    cash_before = ZERO
+    if account.opening_balance is not None:
+        cash_rows, _ = _anchored_rows(
+            account, account.opening_balance_date, account.opening_balance
+        )
+    elif previous is None:
+        cash_rows = _from_zero(account)
+    else:
+        # The stored value before the change is its cash plus its holdings then.
+        cash_before = WIDE.subtract(previous.balance, positions.base_value())
+        cash_rows = _running(account, cash_before, account_flows(account=account, since=since))
+    values, balance, holdings = overlay(
+        cash_rows=cash_rows, cash_before=cash_before, positions=positions
+    )
     _write(account, start, values)
-    return running
+    return balance, holdings
 
 
-def _refresh_anchored(account: Account, anchor: dt.date, value: Decimal) -> Decimal:
-    """Rows derived from `value` at the end of `anchor`; returns the last row's balance."""
+def _anchored_rows(
+    account: Account, anchor: dt.date, value: Decimal
+) -> tuple[dict[dt.date, Decimal], Decimal]:
+    """Rows derived from `value` at the end of `anchor`, and the last row's balance."""
     flows = account_flows(account=account)
     sign = _direction(account)
     values: dict[dt.date, Decimal] = {anchor: value}
@@ -137,6 +186,11 @@ def _refresh_anchored(account: Account, anchor: dt.date, value: Decimal) -> Deci
         running -= sign * flows[day]  # now the balance at the end of the day before
     first = min([anchor, *earlier])
     values[first - _ONE_DAY] = running
+    return values, last
+
+
+def _refresh_anchored(account: Account, anchor: dt.date, value: Decimal) -> Decimal:
+    values, last = _anchored_rows(account, anchor, value)
     _write(account, None, values)
     return last
 
@@ -164,6 +218,8 @@ def account_balances_refresh(
             since = account_dates[account.pk]
             if added and added.get(account.pk) and since is not None:
                 since = min(since, *added[account.pk])
+            trading = account.account_type in Account.TRADING_TYPES
+            holdings = None
             if account.reported_balance is not None:
                 anchor = (
                     timezone.localdate(account.reported_balance_at)
@@ -172,13 +228,17 @@ def account_balances_refresh(
                 )
                 _refresh_anchored(account, anchor, account.reported_balance)
                 balance = account.reported_balance
+                if trading:
+                    holdings = reported_holdings_value(account)
+            elif trading:
+                balance, holdings = _refresh_trading(account, since)
             elif account.opening_balance is not None:
                 balance = _refresh_anchored(
                     account, account.opening_balance_date, account.opening_balance
                 )
             else:
                 balance = _refresh_manual(account, since)
-            Account.objects.filter(pk=account.pk).update(balance=balance)
+            Account.objects.filter(pk=account.pk).update(balance=balance, holdings_value=holdings)
 
 
 def account_balance_series(

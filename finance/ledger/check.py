@@ -1,6 +1,6 @@
 """`ledger_check`: re-derive everything the ledger keeps beside its rows and report (or
-repair) what differs: each account's balance series and balance, transfer suggestions, the row
-counters and (SQLite) the search index.
+repair) what differs: each account's balance series, balance and holdings value, transfer
+suggestions, the row counters and (SQLite) the search index.
 
 The derivation runs inside a savepoint; without `fix` it is rolled back, so a check never
 changes anything. Series are compared by meaning (the balance on every day either series
@@ -94,7 +94,12 @@ def ledger_check(*, family: Family, fix: bool = False) -> CheckReport:
     accounts = list(Account.objects.filter(family=family).order_by("name", "pk"))
     ids = [a.pk for a in accounts]
     before = _series(ids)
-    balances = dict(Account.objects.filter(pk__in=ids).values_list("pk", "balance"))
+    balances = {
+        pk: (balance, holdings)
+        for pk, balance, holdings in Account.objects.filter(pk__in=ids).values_list(
+            "pk", "balance", "holdings_value"
+        )
+    }
     transfers = Transfer.objects.filter(family=family)
     transfers_before = set(transfers.values_list("pk", flat=True))
     try:
@@ -110,10 +115,15 @@ def ledger_check(*, family: Family, fix: bool = False) -> CheckReport:
                         f"{account.name}: the balance series differs on {len(days)} day(s),"
                         f" first {days[0].isoformat()}"
                     )
-                now = Account.objects.filter(pk=account.pk).values_list("balance", flat=True)[0]
-                if now != balances[account.pk]:
+                now = Account.objects.filter(pk=account.pk).values_list(
+                    "balance", "holdings_value"
+                )[0]
+                was = balances[account.pk]
+                if now[0] != was[0]:
+                    report.problems.append(f"{account.name}: balance {was[0]} should be {now[0]}")
+                if now[1] != was[1]:
                     report.problems.append(
-                        f"{account.name}: balance {balances[account.pk]} should be {now}"
+                        f"{account.name}: holdings value {was[1]} should be {now[1]}"
                     )
             transfers_after = set(transfers.values_list("pk", flat=True))
             if transfers_after - transfers_before:

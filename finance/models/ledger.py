@@ -59,6 +59,9 @@ class Account(models.Model):
     opening_balance = models.DecimalField(**BALANCE, null=True, blank=True)
     opening_balance_date = models.DateField(null=True, blank=True)
     reported_balance_at = models.DateTimeField(null=True, blank=True)
+    # Investment and crypto accounts: the market value of the holdings that `balance` counts
+    # (balance = cash + holdings_value), kept by the ledger with the balance. NULL for others.
+    holdings_value = models.DecimalField(**BALANCE, null=True, blank=True)
     institution_name = models.CharField(max_length=255, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

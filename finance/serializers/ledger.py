@@ -8,7 +8,7 @@ from typing import Any
 from rest_framework import serializers
 
 from finance.models import Account, Category, Merchant, Tag
-from finance.money import format_amount
+from finance.money import format_amount, quantize, subtract
 from finance.serializers.fields import (
     AmountField,
     CurrencyField,
@@ -83,7 +83,20 @@ class AccountSerializer(serializers.Serializer):
     account_type = serializers.ChoiceField(choices=Account.Type.choices)
     status = serializers.ChoiceField(choices=Account.Status.choices)
     currency = serializers.CharField()
-    balance = serializers.CharField(help_text="decimal string at the currency's precision")
+    balance = serializers.CharField(
+        help_text="decimal string at the currency's precision; for investment and crypto "
+        "accounts the value: cash_balance + holdings_value"
+    )
+    cash_balance = serializers.CharField(
+        allow_null=True,
+        help_text="investment and crypto accounts: the cash (balance - holdings_value); "
+        "null for other accounts",
+    )
+    holdings_value = serializers.CharField(
+        allow_null=True,
+        help_text="investment and crypto accounts: the market value of the holdings in the "
+        "account's currency; null for other accounts",
+    )
     classification = serializers.ChoiceField(choices=["asset", "liability"])
     institution_name = serializers.CharField(allow_null=True)
     created_at = UtcDateTimeField()
@@ -93,13 +106,22 @@ class AccountSerializer(serializers.Serializer):
         ref_name = "Account"
 
     def to_representation(self, account: Account) -> dict[str, Any]:
+        balance = quantize(Decimal(account.balance), account.currency)
+        cash = holdings = None
+        if account.account_type in Account.TRADING_TYPES:
+            # Each rounded to the currency, cash as their difference: the three always add up.
+            value = quantize(Decimal(account.holdings_value or 0), account.currency)
+            cash = format_amount(subtract(balance, value), account.currency)
+            holdings = format_amount(value, account.currency)
         return {
             "id": str(account.id),
             "name": account.name,
             "account_type": account.account_type,
             "status": account.status,
             "currency": account.currency,
-            "balance": format_amount(Decimal(account.balance), account.currency),
+            "balance": format_amount(balance, account.currency),
+            "cash_balance": cash,
+            "holdings_value": holdings,
             "classification": account.classification,
             "institution_name": account.institution_name or None,
             "created_at": iso_utc(account.created_at),

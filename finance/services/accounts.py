@@ -62,6 +62,8 @@ def account_create(*, family: Family, **fields: Unpack[AccountFields]) -> Accoun
     for field in _FIELDS:
         if field in data and data[field] is not None:
             setattr(account, field, data[field])
+    if account.account_type in Account.TRADING_TYPES:
+        account.holdings_value = Decimal(0)  # holds nothing yet (the ledger keeps it from now)
     with ledger_batch(family=family) as batch:
         account.save(force_insert=True)
         if data.get("balance") is not None:
@@ -81,7 +83,7 @@ def account_update(*, account: Account, **fields: Unpack[AccountFields]) -> Acco
 
 
 def _account_update(batch: Any, account: Account, data: AccountFields) -> None:
-    old_classification = account.classification
+    old_classification, old_type = account.classification, account.account_type
     currency_changes = "currency" in data and data["currency"] != account.currency
     if currency_changes and Transaction.objects.filter(account=account).exists():
         raise ValidationFailed([f"currency: {CURRENCY_LOCKED}"])
@@ -90,8 +92,13 @@ def _account_update(batch: Any, account: Account, data: AccountFields) -> None:
             setattr(account, field, data[field])
     account.save()
     _opening(batch, account, data)
-    if account.classification != old_classification or currency_changes:
-        # Which way flows move the balance changed: recompute the whole series.
+    if (
+        account.classification != old_classification
+        or currency_changes
+        or (account.account_type in Account.TRADING_TYPES) != (old_type in Account.TRADING_TYPES)
+    ):
+        # Which flows count (trades, holdings) or which way they move the balance changed:
+        # recompute the whole series.
         batch.touch(account.family, account.pk, None)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from django.db.models import F
 from django.utils import timezone
 
-from finance.ledger import ledger_batch
+from finance.ledger import LedgerBatch, ledger_batch
 from finance.models import Account
 from providers.base import ProviderAdapter, adapter_class, adapter_for
 from providers.http import ProviderHttp
@@ -126,10 +126,12 @@ def _ledger_account_for(pa: ProviderAccount, *, has_holdings: bool = False) -> A
     return account
 
 
-def _holdings_apply(account: Account, holdings: list[UpstreamHolding], as_of: dt.date) -> None:
+def _holdings_apply(
+    batch: LedgerBatch, account: Account, holdings: list[UpstreamHolding], as_of: dt.date
+) -> None:
     from trades.services import holdings_replace_from_provider
 
-    holdings_replace_from_provider(account=account, holdings=holdings, as_of=as_of)
+    holdings_replace_from_provider(account=account, holdings=holdings, as_of=as_of, batch=batch)
 
 
 def account_sync(
@@ -160,7 +162,7 @@ def account_sync(
         )
         balance_changed = batch.reported_balance(account, balance.amount, balance.as_of)
         if holdings is not None:
-            _holdings_apply(account, holdings, today)
+            _holdings_apply(batch, account, holdings, today)
             if not balance_changed:
                 batch.touch(account.family_id, account.pk, today)
         if holdings_supported != pa.holdings_supported:

@@ -228,7 +228,8 @@ class TestSeries:
 
 @pytest.mark.django_db
 def test_trading_accounts_count_trade_cash_flows(alice):
-    """A buy is cash leaving the investment account; a bank account has no trades."""
+    """A buy is cash leaving the investment account for a holding its balance counts; a bank
+    account has no trades."""
     from tests.factories import TransactionFactory
 
     broker = alice.account(account_type=Account.Type.INVESTMENT)
@@ -252,5 +253,6 @@ def test_trading_accounts_count_trade_cash_flows(alice):
     assert r.status_code == 201, r.content
     broker.refresh_from_db()
     bank.refresh_from_db()
-    assert broker.balance == Decimal("300")
-    assert bank.balance == Decimal("500")
+    # cash 500 - 200 = 300, plus 1 VTI at 200
+    assert (broker.balance, broker.holdings_value) == (Decimal("500"), Decimal("200"))
+    assert (bank.balance, bank.holdings_value) == (Decimal("500"), None)

@@ -131,12 +131,15 @@ class TestAccounts:
             "status",
             "currency",
             "balance",
+            "cash_balance",
+            "holdings_value",
             "classification",
             "institution_name",
             "created_at",
             "updated_at",
         }
         assert body["currency"] == "EUR" and body["balance"] == "0.00"
+        assert body["cash_balance"] is None and body["holdings_value"] is None
         assert body["account_type"] == "depository" and body["status"] == "active"
         assert body["classification"] == "asset" and body["institution_name"] is None
         r = alice.client.post(

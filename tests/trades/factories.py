@@ -11,7 +11,7 @@ from factory.django import DjangoModelFactory
 
 from finance.models import Account
 from tests.factories import AccountFactory
-from trades.models import Holding, Security, Trade
+from trades.models import Holding, Security, SecurityPrice, Trade
 
 
 class SecurityFactory(DjangoModelFactory):
@@ -54,3 +54,14 @@ class HoldingFactory(DjangoModelFactory):
     cost_basis = Decimal(20)
     currency = factory.SelfAttribute("account.currency")
     date = factory.LazyFunction(lambda: dt.date(2024, 5, 1))
+
+
+class SecurityPriceFactory(DjangoModelFactory):
+    class Meta:
+        model = SecurityPrice
+
+    security = factory.SubFactory(SecurityFactory, family=factory.SelfAttribute("..family"))
+    date = factory.LazyFunction(lambda: dt.date(2024, 5, 1))
+    price = Decimal(10)
+    currency = "USD"
+    source = SecurityPrice.Source.API

@@ -11,7 +11,7 @@ from django.test import Client
 
 from finance.services.households import household_permissions_grant
 from tests.factories import AccountFactory
-from trades.models import Holding, Security, Trade
+from trades.models import Holding, Security, SecurityPrice, Trade
 from trades.services import trade_create
 
 
@@ -108,3 +108,41 @@ def test_deleting_a_trade_in_the_admin_updates_holdings(alice):
     r = client.post(f"/admin/trades/trade/{trade.pk}/delete/", {"post": "yes"})
     assert r.status_code == 302
     assert not Trade.objects.exists() and not Holding.objects.exists()
+
+
+@pytest.mark.django_db
+def test_price_points_are_listed_read_only_and_follow_admin_trade_edits(alice, charlie):
+    trade, _ = seed(alice, "ALICEFUND")
+    seed(charlie, "CHARLIEFUND")
+    client = logged_in(alice)
+    page = client.get("/admin/trades/securityprice/").content.decode()
+    assert "ALICEFUND" in page and "CHARLIEFUND" not in page
+    point = SecurityPrice.objects.get(family=alice.family)
+    assert client.get(f"/admin/trades/securityprice/{point.pk}/delete/").status_code == 403
+    assert client.get("/admin/trades/securityprice/add/").status_code == 403
+
+    # an edit in the admin moves the trade's price point and the account's value
+    form = {
+        "account": str(trade.account_id),
+        "security": str(trade.security_id),
+        "kind": "buy",
+        "date": "2024-05-04",
+        "qty": "3",
+        "price": "12",
+        "amount": "30",
+        "currency": "USD",
+        "name": trade.name,
+        "investment_activity_label": "Buy",
+    }
+    r = client.post(f"/admin/trades/trade/{trade.pk}/change/", form)
+    assert r.status_code == 302, r.content.decode()[:2000]
+    point = SecurityPrice.objects.get(family=alice.family)
+    assert (point.date, point.price) == (dt.date(2024, 5, 4), Decimal(12))
+    trade.account.refresh_from_db()
+    # cash -30, 3 units at 12
+    assert (trade.account.balance, trade.account.holdings_value) == (Decimal(6), Decimal(36))
+
+    # a buy in another currency than its account's is refused with the reason
+    r = client.post(f"/admin/trades/trade/{trade.pk}/change/", {**form, "currency": "EUR"})
+    assert "must be the account&#x27;s currency (USD)" in client.get(r["Location"]).content.decode()
+    assert Trade.objects.get(pk=trade.pk).currency == "USD"

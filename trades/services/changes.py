@@ -10,9 +10,9 @@ from typing import Any, Unpack
 from core.bounds import AMOUNT_LIMIT_TEXT, amount_problem
 from core.errors import ValidationFailed
 from finance.ledger import ledger_batch, merge_account_dates
-from finance.models import Account, Category
+from finance.models import Category
 from trades.models import Trade
-from trades.services.holdings import AMOUNT_QUANT, holdings_recompute_from_trades
+from trades.services.holdings import AMOUNT_QUANT
 from trades.services.trades import (
     BUY_QTY_NEGATIVE,
     FEE_EXCEEDS,
@@ -21,6 +21,7 @@ from trades.services.trades import (
     MUST_BE_POSITIVE,
     NOT_IN_HOUSEHOLD,
     ONLY_BUY_SELL_QTY,
+    PRICED_CURRENCY,
     TradeUpdateFields,
     after_write,
     trade_name,
@@ -76,6 +77,8 @@ def trade_update(*, trade: Trade, **fields: Unpack[TradeUpdateFields]) -> Trade:
             errors.append(f"{name}: {MUST_BE_POSITIVE}")
         elif name == "qty" and value < 0 and kind == "buy":
             errors.append(f"qty: {BUY_QTY_NEGATIVE}")
+    if is_buy_sell and data.get("currency") and data["currency"] != trade.account.currency:
+        errors.append("currency: " + PRICED_CURRENCY.format(currency=trade.account.currency))
     cash = None
     if not errors and is_buy_sell and (qty is not None or price is not None or kind != trade.kind):
         cash = _cash_after_update(trade, kind, qty, price)
@@ -90,6 +93,7 @@ def trade_update(*, trade: Trade, **fields: Unpack[TradeUpdateFields]) -> Trade:
 
     dates: dict[uuid.UUID, dt.date | None] = {}
     merge_account_dates(dates, trade.account_id, trade.date)
+    priced = [(trade.security_id, trade.date)]
     for name in ("date", "notes", "currency"):
         if name in data:
             setattr(trade, name, data[name])
@@ -108,7 +112,7 @@ def trade_update(*, trade: Trade, **fields: Unpack[TradeUpdateFields]) -> Trade:
     with ledger_batch(family=family) as batch:
         trade.save()
         merge_account_dates(dates, trade.account_id, trade.date)
-        after_write(batch, trade, dates)
+        after_write(batch, trade, dates, [*priced, (trade.security_id, trade.date)])
     return trade
 
 
@@ -116,21 +120,24 @@ def trade_delete(*, trade: Trade) -> None:
     with ledger_batch(family=trade.family) as batch:
         dates: dict[uuid.UUID, dt.date | None] = {trade.account_id: trade.date}
         trade.delete()
-        after_write(batch, trade, dates)
+        after_write(batch, trade, dates, [(trade.security_id, trade.date)])
 
 
 def trade_store(*, trade: Trade) -> Trade:
     """Save a trade edited field by field (the admin's form): the balances and holdings of its
     account, and of the account it left, follow."""
-    before = Trade.objects.filter(pk=trade.pk).values("account_id", "date").first()
+    if trade.kind in (Trade.Kind.BUY, Trade.Kind.SELL) and trade.currency != trade.account.currency:
+        raise ValidationFailed(
+            ["currency: " + PRICED_CURRENCY.format(currency=trade.account.currency)]
+        )
+    before = Trade.objects.filter(pk=trade.pk).values("account_id", "date", "security_id").first()
     dates: dict[uuid.UUID, dt.date | None] = {}
+    priced = [(trade.security_id, trade.date)]
     if before:
         merge_account_dates(dates, before["account_id"], before["date"])
+        priced.append((before["security_id"], before["date"]))
     merge_account_dates(dates, trade.account_id, trade.date)
     with ledger_batch(family=trade.family) as batch:
         trade.save()
-        for account in Account.objects.filter(pk__in=list(dates)):
-            holdings_recompute_from_trades(account=account)
-        for account_id, date in dates.items():
-            batch.touch(trade.family_id, account_id, date)
+        after_write(batch, trade, dates, priced)
     return trade

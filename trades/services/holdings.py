@@ -10,6 +10,7 @@ from decimal import Decimal
 
 from django.db import transaction
 
+from finance.ledger import LedgerBatch, latest_prices, ledger_batch, position_value
 from finance.models import Account
 from providers.types import UpstreamHolding
 from trades.models import Holding, Security, Trade
@@ -78,10 +79,19 @@ def holdings_recompute_from_trades(*, account: Account) -> int:
         .order_by("date", "created_at", "id")
     )
     positions = {sid: p for sid, p in _fold(trades).items() if p.qty != 0}
+    # The household's latest price of each security (any source), as the account is valued.
+    for currency in {p.currency for p in positions.values()}:
+        latest = latest_prices(
+            family_id=account.family_id,
+            security_ids=[sid for sid, p in positions.items() if p.currency == currency],
+            currency=currency,
+        )
+        for security_id, price in latest.items():
+            positions[security_id].price = price
     Holding.objects.filter(account=account).exclude(security_id__in=list(positions)).delete()
     existing = {h.security_id: h for h in Holding.objects.filter(account=account)}
     for security_id, pos in positions.items():
-        market_value = (pos.qty * pos.price).quantize(AMOUNT_QUANT) if pos.price else None
+        market_value = position_value(pos.qty, pos.price) if pos.price else None
         values = {
             "qty": pos.qty,
             "cost_basis": pos.cost.quantize(AMOUNT_QUANT),
@@ -116,14 +126,31 @@ def _upstream_security(account: Account, holding: UpstreamHolding) -> Security:
     )
 
 
-@transaction.atomic
 def holdings_replace_from_provider(
-    *, account: Account, holdings: list[UpstreamHolding], as_of: dt.date
+    *,
+    account: Account,
+    holdings: list[UpstreamHolding],
+    as_of: dt.date,
+    batch: LedgerBatch | None = None,
 ) -> int:
     """Make the account's holdings exactly what the provider reported; return how many.
 
     Securities are found or created by ticker (shared), else by name (a manual security of the
-    household). Several upstream rows of one security are summed."""
+    household). Several upstream rows of one security are summed. The prices reported become
+    the household's `provider` price points of `as_of` (through `batch`, the sync's ledger
+    batch, or one of its own), moving the value of its other accounts holding them."""
+    if batch is None:
+        with ledger_batch(family=account.family) as own:
+            return _replace_from_provider(own, account, holdings, as_of)
+    with transaction.atomic():
+        return _replace_from_provider(batch, account, holdings, as_of)
+
+
+def _replace_from_provider(
+    batch: LedgerBatch, account: Account, holdings: list[UpstreamHolding], as_of: dt.date
+) -> int:
+    from trades.services.prices import provider_prices_record
+
     _lock(account)
     merged: dict[uuid.UUID, dict] = {}
     for upstream in holdings:
@@ -143,6 +170,8 @@ def holdings_replace_from_provider(
             row["market_value"] = (row["market_value"] or ZERO) + value
         if upstream.price is not None:
             row["price"] = upstream.price
+        elif value is not None and upstream.quantity:
+            row["unit_value"] = value / upstream.quantity
     Holding.objects.filter(account=account).exclude(security_id__in=list(merged)).delete()
     existing = {h.security_id: h for h in Holding.objects.filter(account=account)}
     for security_id, row in merged.items():
@@ -162,6 +191,12 @@ def holdings_replace_from_provider(
             )
         else:
             Holding.objects.filter(pk=holding.pk).update(**values)
+    prices = {}
+    for security_id, row in merged.items():
+        price = row["price"] if row["price"] is not None else row.get("unit_value")
+        if price is not None:
+            prices[security_id] = (price, row["currency"])
+    provider_prices_record(batch, account=account, prices=prices, as_of=as_of)
     return len(merged)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TypedDict, Unpack
@@ -18,6 +19,7 @@ from finance.ledger import LedgerBatch, ledger_batch
 from finance.models import Account, Category, Family, Transaction, Transfer
 from trades.models import Security, Trade
 from trades.services.holdings import AMOUNT_QUANT, holdings_recompute_from_trades
+from trades.services.prices import prices_changed, trade_prices_refresh
 from trades.services.securities import (
     manual_ticker_parse,
     security_for_ticker,
@@ -37,6 +39,10 @@ BUY_QTY_NEGATIVE = "must be greater than zero for a buy (send a negative qty onl
 TRANSFER_ONLY_CASH = "is only for a deposit or withdrawal"
 TRANSFER_SAME_ACCOUNT = "must be another account than account_id"
 TRANSFER_CURRENCY = "must hold the same currency as the transfer ({currency})"
+PRICED_CURRENCY = (
+    "must be the account's currency ({currency}) for a buy or sell: its price values the "
+    "account's holdings, and prices are not converted between currencies"
+)
 KIND_UNKNOWN = "is required to tell the kind of trade: send type, investment_activity_label or qty"
 LABEL_CONTRADICTS_TYPE = "{label} contradicts type {type}"
 ONLY_BUY_SELL_QTY = "only a buy or sell has a quantity and price"
@@ -184,6 +190,8 @@ def _plan(family: Family, data: TradeCreateFields) -> _Plan:
                 )
             plan.transfer_account = other
     if kind in ("buy", "sell"):
+        if account is not None and plan.currency != account.currency:
+            errors.append("currency: " + PRICED_CURRENCY.format(currency=account.currency))
         _plan_security(family, data, plan, required=True)
         _plan_buy_sell(data, plan)
     elif kind in ("dividend", "interest", "deposit", "withdrawal"):
@@ -339,12 +347,22 @@ def _trade_write(batch: LedgerBatch, family: Family, data: TradeCreateFields, pl
         investment_activity_label=plan.label,
         category=plan.category,
     )
-    after_write(batch, trade, {trade.account_id: trade.date})
+    after_write(batch, trade, {trade.account_id: trade.date}, [(trade.security_id, trade.date)])
     return trade
 
 
-def after_write(batch: LedgerBatch, trade: Trade, dates: dict[uuid.UUID, dt.date | None]) -> None:
-    """A trade's cash moves its account's balance, its quantity the holdings."""
-    holdings_recompute_from_trades(account=trade.account)
+def after_write(
+    batch: LedgerBatch,
+    trade: Trade,
+    dates: dict[uuid.UUID, dt.date | None],
+    priced: Iterable[tuple[uuid.UUID | None, dt.date]] = (),
+) -> None:
+    """A trade's cash moves its account's balance, its quantity the holdings, its price the
+    household's price points of its (security, day) before and after the write (`priced`),
+    and so the value of every account trading that security."""
+    keys = trade_prices_refresh(family_id=trade.family_id, keys=priced)
+    done = prices_changed(batch, family_id=trade.family_id, keys=keys)
+    for account in Account.objects.filter(pk__in=[pk for pk in dates if pk not in done]):
+        holdings_recompute_from_trades(account=account)
     for account_id, date in dates.items():
         batch.touch(trade.family_id, account_id, date)
