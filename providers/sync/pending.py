@@ -9,9 +9,9 @@ sync had already excluded it. Each vanished pending row, oldest first (date, the
    after the row was excluded): a posted row of the same account and source, same amount and
    currency, dated at most PENDING_TAKEOVER_DAYS from it, not already the posted version of a
    pending row (`pending_settled`: its own pending self under the same id, or a row it took
-   over). The closest date wins, then the oldest (date, creation, key). The posted row receives
-   the household's edits (category, notes, tags, a renamed name or merchant, its exclusion, a
-   one-time kind, a transfer) and the pending row is deleted;
+   over). The closest date wins, then the oldest (date, then creation, then key). The
+   posted row receives the household's edits (category, notes, tags, a renamed name or
+   merchant, its exclusion, a one-time kind, a transfer) and the pending row is deleted;
 2. else, once older than SYNC_STALE_PENDING_DAYS and not excluded, is excluded by the sync
    (`excluded_by_sync`), which lifts that exclusion as soon as upstream sends the row again
    (apply.py) or its posted version arrives (1). The household's own exclusion is never
@@ -63,7 +63,8 @@ def _edits_give(pending: Transaction, posted: Transaction) -> list[str]:
 
 def _closeness(pending: Transaction):
     def key(posted: Transaction) -> tuple:
-        return (abs((posted.date - pending.date).days), posted.date, posted.created_at, posted.pk)
+        days = abs((posted.date - pending.date).days)
+        return (days, posted.date, posted.created_at, posted.external_id)
 
     return key
 
@@ -81,7 +82,7 @@ def pending_settle(
     stored = Transaction.objects.filter(account=account, source=source, pending=True)
     vanished = [
         txn
-        for txn in stored.select_related("merchant").order_by("date", "created_at", "pk")
+        for txn in stored.select_related("merchant").order_by("date", "created_at", "external_id")
         if txn.external_id not in listed
         and (txn.excluded_by_sync or window is None or window[0] <= txn.date <= window[1])
     ]
