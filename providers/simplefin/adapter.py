@@ -145,10 +145,11 @@ class SimplefinAdapter(ProviderAdapter):
         start = max(start, _first_day(end, settings.SIMPLEFIN_DAILY_REQUEST_LIMIT))
         pending = pending_since(connection, self.provider)
         if pending is not None and pending < start:
-            # Back to the oldest row still pending in the ledger, by as many more requests as
-            # today's budget has left; a pending row the window cannot reach is not judged.
+            # Back to the oldest row still pending in the ledger, by more requests: at most half
+            # of what today's budget has left (the rest stays for retries and later syncs); a
+            # pending row the window cannot reach is not judged.
             needed = len(sync_windows(_midnight(start), _midnight(end + dt.timedelta(days=1))))
-            allowed = max(_budget(connection, timezone.now()).remaining, needed)
+            allowed = max(_budget(connection, timezone.now()).remaining // 2, needed)
             start = max(pending, _first_day(end, allowed))
         return start, end
 
