@@ -50,6 +50,8 @@ bench: install
 
 fuzz: install
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} $(PY) -m pytest -q tests/hardening/test_schema_fuzz.py
+	SYNC_MODEL_EXAMPLES=$${SYNC_MODEL_EXAMPLES:-25} SYNC_MODEL_SEED=$${SYNC_MODEL_SEED:-$$RANDOM} \
+		$(PY) -m pytest -q -p no:randomly tests/providers/test_sync_model.py
 
 fake-lunchflow: install
 	$(PY) -m providers.testing.lunchflow_server

@@ -23,7 +23,9 @@ with `@register_adapter`, and import the module in `providers/adapters.py` (ADAP
         sync_window(*, connection, today) -> (start, end)
             Dates of the transactions to read (both inclusive). The base class reads
             `history_days` back on a first sync, then from the last completed sync's end minus
-            SYNC_OVERLAP_DAYS, up to today.
+            SYNC_OVERLAP_DAYS (`overlap_window`), up to today; and back to the earliest row
+            still pending in the ledger (`pending_since`), so a long hold upstream still lists
+            is seen. A stored row outside the window is not judged by the sync.
         balance(upstream_id) -> UpstreamBalance
         transactions(upstream_id, start, end) -> list[UpstreamTransaction]   # LEDGER sign
             Every row of the window or an exception: never a partial list.
@@ -48,6 +50,7 @@ import datetime as dt
 from typing import Any, ClassVar
 
 from django.conf import settings
+from django.db.models import Min
 
 from providers.http import ProviderHttp
 from providers.types import (
@@ -85,7 +88,9 @@ class ProviderAdapter:
     def list_accounts(self) -> list[UpstreamAccount]:
         raise NotImplementedError
 
-    def sync_window(self, *, connection: Any, today: dt.date) -> tuple[dt.date, dt.date]:
+    def overlap_window(self, *, connection: Any, today: dt.date) -> tuple[dt.date, dt.date]:
+        """`history_days` back on a first sync, else from the last completed sync's end minus
+        SYNC_OVERLAP_DAYS; to today."""
         from providers.models import Sync
 
         last = (
@@ -99,6 +104,11 @@ class ProviderAdapter:
             return days_before(today, self.history_days), today
         start = days_before(last.window_end, settings.SYNC_OVERLAP_DAYS)
         return min(start, today), today
+
+    def sync_window(self, *, connection: Any, today: dt.date) -> tuple[dt.date, dt.date]:
+        start, end = self.overlap_window(connection=connection, today=today)
+        pending = pending_since(connection, self.provider)
+        return (min(start, pending) if pending else start), end
 
     def balance(self, upstream_id: str) -> UpstreamBalance:
         raise NotImplementedError
@@ -121,6 +131,23 @@ class ProviderAdapter:
     def budget_allows_scheduled_sync(cls, connection: Any) -> bool:
         """False skips the connection in the scheduled refresh (SimpleFIN's daily budget)."""
         return True
+
+
+def pending_since(connection: Any, provider: str) -> dt.date | None:
+    """The date of the earliest row still pending (and counted) in the ledger accounts the
+    connection syncs: a sync reads back at least that far (decisions.md, "Nothing upstream
+    still sends is left out")."""
+    from finance.models import Transaction
+
+    if connection is None or connection.pk is None:
+        return None
+    return Transaction.objects.filter(
+        account__provider_accounts__connection=connection,
+        account__provider_accounts__skipped=False,
+        source=provider,
+        pending=True,
+        excluded=False,
+    ).aggregate(first=Min("date"))["first"]
 
 
 def register_adapter(cls: type[ProviderAdapter]) -> type[ProviderAdapter]:

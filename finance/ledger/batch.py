@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from finance.ledger.after import derive, merge_account_dates
 from finance.ledger.db.fastinsert import fast_insert
-from finance.ledger.pairs import legs_kinds_set, legs_reset, legs_unpair
+from finance.ledger.pairs import legs_kinds_set, legs_move, legs_reset, legs_unpair
 from finance.ledger.rows import rows_insert, rows_write
 from finance.models import Account, Category, Family, Merchant, Tag, Transaction
 
@@ -156,8 +156,10 @@ class LedgerBatch:
         )
 
     def exclude(self, queryset: QuerySet[Transaction], *, excluded: bool) -> int:
-        """Exclude rows from balances and reports (or include them again)."""
-        return self.update_rows(queryset.exclude(excluded=excluded), excluded=excluded)
+        """The household excludes rows from balances and reports (or includes them again):
+        its exclusion, which a sync never lifts, even on rows the sync had excluded."""
+        changing = queryset.exclude(excluded=excluded, excluded_by_sync=False)
+        return self.update_rows(changing, excluded=excluded, excluded_by_sync=False)
 
     def tag(self, queryset: QuerySet[Transaction], tag: Tag) -> int:
         """Add the tag to every row that lacks it; returns how many gained it."""
@@ -174,6 +176,23 @@ class LedgerBatch:
             updated_at=timezone.now()
         )
         return len(links)
+
+    def supersede(self, old: Transaction, new: Transaction) -> None:
+        """`new` stands for `old` from now on (a provider's posted version of a pending row):
+        old's tags join new's, a transfer old is a leg of moves to new (with its kind) when new
+        is a leg of none, and old is deleted. Field edits are the caller's (`update`)."""
+        through = Transaction.tags.through
+        have = set(through.objects.filter(transaction_id=new.pk).values_list("tag_id", flat=True))
+        moving = [
+            tag_id
+            for tag_id in through.objects.filter(transaction_id=old.pk).values_list(
+                "tag_id", flat=True
+            )
+            if tag_id not in have
+        ]
+        through.objects.bulk_create([through(transaction_id=new.pk, tag_id=t) for t in moving])
+        legs_move(old.pk, new.pk)
+        self.delete(Transaction.objects.filter(pk=old.pk))
 
     def delete_record(self, record: models.Model) -> None:
         """Delete a record that ledger rows point at (an account with its rows and balances,

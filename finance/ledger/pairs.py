@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from django.db.models import QuerySet
 
-from finance.models import Account, Transaction
+from finance.models import Account, RejectedTransfer, Transaction, Transfer
 
 MAX_DAYS_APART = 4
 
@@ -56,3 +56,32 @@ def legs_reset(transaction_ids: Iterable[uuid.UUID]) -> None:
 def legs_unpair(transaction_ids: Iterable[uuid.UUID]) -> None:
     """A rejected pair: both legs standard again."""
     Transaction.objects.filter(pk__in=list(transaction_ids)).update(kind=Transaction.Kind.STANDARD)
+
+
+def legs_move(old_id: uuid.UUID, new_id: uuid.UUID) -> None:
+    """`new_id` replaces `old_id`: a transfer `old_id` is a leg of moves to it (with the leg's
+    kind) when `new_id` is a leg of none, and the pairs the household rejected follow."""
+    in_one = Transfer.objects.filter(inflow_transaction_id=new_id) | Transfer.objects.filter(
+        outflow_transaction_id=new_id
+    )
+    if not in_one.exists():
+        moved = Transfer.objects.filter(inflow_transaction_id=old_id).update(
+            inflow_transaction_id=new_id
+        ) + Transfer.objects.filter(outflow_transaction_id=old_id).update(
+            outflow_transaction_id=new_id
+        )
+        if moved:
+            kind = Transaction.objects.filter(pk=old_id).values_list("kind", flat=True).first()
+            Transaction.objects.filter(pk=new_id).update(kind=kind)
+    for rejected in RejectedTransfer.objects.filter(inflow_transaction_id=old_id):
+        RejectedTransfer.objects.get_or_create(
+            family_id=rejected.family_id,
+            inflow_transaction_id=new_id,
+            outflow_transaction_id=rejected.outflow_transaction_id,
+        )
+    for rejected in RejectedTransfer.objects.filter(outflow_transaction_id=old_id):
+        RejectedTransfer.objects.get_or_create(
+            family_id=rejected.family_id,
+            inflow_transaction_id=rejected.inflow_transaction_id,
+            outflow_transaction_id=new_id,
+        )

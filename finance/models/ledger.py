@@ -235,6 +235,13 @@ class Transaction(models.Model):
     kind = models.CharField(max_length=32, choices=Kind.choices, default=Kind.STANDARD)
     pending = models.BooleanField(default=False)
     excluded = models.BooleanField(default=False)
+    # True while the exclusion is the provider sync's (a vanished pending row gone stale), not
+    # the household's: the sync lifts its own exclusion when upstream sends the row again and
+    # never touches the household's (docs/decisions.md, "Sync rules").
+    excluded_by_sync = models.BooleanField(default=False)
+    # A posted provider row that is already the posted version of a pending row (its own
+    # pending self, or a pending row it took over): it takes over no other pending row.
+    pending_settled = models.BooleanField(default=False)
     # The provider's last raw snapshot of this row (sync compares it to detect changes).
     provider_snapshot = models.JSONField(null=True, blank=True)
     # The import that created this row, if any (imports revert exactly what they created).

@@ -193,6 +193,8 @@ def transaction_update(*, txn: Transaction, **fields: Unpack[TransactionFields])
     for field in _PLAIN_FIELDS:
         if field in data:
             setattr(txn, field, data[field])
+    if "excluded" in data:  # the household's say: a sync never lifts it (decisions.md)
+        txn.excluded_by_sync = False
     if refs.account is not None:
         txn.account = refs.account
     if "amount" in data:

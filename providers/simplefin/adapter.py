@@ -17,7 +17,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from core.errors import ValidationFailed
-from providers.base import ProviderAdapter, days_before, register_adapter
+from providers.base import ProviderAdapter, pending_since, register_adapter
 from providers.http import ProviderHttp
 from providers.simplefin.client import SimplefinClient, claim_setup_token
 from providers.simplefin.parsing import SimplefinAccount
@@ -54,6 +54,14 @@ def _budget(connection: Any, now: dt.datetime):
         used=getattr(connection, "daily_request_count", 0) or 0,
         now=now,
     )
+
+
+def _first_day(end: dt.date, windows: int) -> dt.date:
+    """The earliest day `windows` requests reach, reading back from `end` (inclusive)."""
+    days = windows * MAX_WINDOW_DAYS
+    if days > (end - dt.date.min).days:
+        return dt.date.min
+    return end + dt.timedelta(days=1) - dt.timedelta(days=days)
 
 
 @register_adapter
@@ -121,11 +129,19 @@ class SimplefinAdapter(ProviderAdapter):
     def sync_window(self, *, connection: Any, today: dt.date) -> tuple[dt.date, dt.date]:
         if connection is None:
             return today, today
-        start, end = super().sync_window(connection=connection, today=today)
+        start, end = self.overlap_window(connection=connection, today=today)
         # A window one day's budget can never cover (SIMPLEFIN_HISTORY_DAYS far above
         # 60 x SIMPLEFIN_DAILY_REQUEST_LIMIT) is cut to the most recent days that fit.
-        most = settings.SIMPLEFIN_DAILY_REQUEST_LIMIT * MAX_WINDOW_DAYS
-        return max(start, days_before(end + dt.timedelta(days=1), most)), end
+        start = max(start, _first_day(end, settings.SIMPLEFIN_DAILY_REQUEST_LIMIT))
+        pending = pending_since(connection, self.provider)
+        if pending is not None and pending < start:
+            # Back to the oldest row still pending in the ledger, by more requests: at most half
+            # of what today's budget has left (the rest stays for retries and later syncs); a
+            # pending row the window cannot reach is not judged.
+            needed = len(sync_windows(_midnight(start), _midnight(end + dt.timedelta(days=1))))
+            allowed = max(_budget(connection, timezone.now()).remaining // 2, needed)
+            start = max(pending, _first_day(end, allowed))
+        return start, end
 
     def list_accounts(self) -> list[UpstreamAccount]:
         if self.connection is None:  # discovery at connection time: one balances-only request

@@ -3,7 +3,9 @@
 The SimpleFIN Bridge operator publishes about 24 requests a day per access URL and at most
 about 90 days of history per request. We ask for at most 60 days per request. Where a sync
 starts is the engine's rule (`ProviderAdapter.sync_window`): a first sync reads back
-`SIMPLEFIN_HISTORY_DAYS`, later ones from the last good sync's end minus `SYNC_OVERLAP_DAYS`.
+`SIMPLEFIN_HISTORY_DAYS`, later ones from the last good sync's end minus `SYNC_OVERLAP_DAYS`,
+and back to the earliest row still pending in the ledger as far as the day's budget allows
+(`SimplefinAdapter.sync_window`).
 The budget is a fixed 24-hour window the engine persists as (window_started_at, used)."""
 
 from __future__ import annotations

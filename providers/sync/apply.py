@@ -1,17 +1,18 @@
-"""Reconcile one account's upstream transactions with its stored rows (issue 6, rules 1-4).
+"""Reconcile one account's upstream transactions with its stored rows (issue 6, rules 1-4;
+issue 24).
 
 - Keys: `external_id` is the upstream id; a blank id gets a slot key, `blank:<content hash>:
   <occurrence>`, the occurrence counting identical rows in this response. Identical rows keep
   distinct slots, and the same rows map to the same slots on every sync.
-- An existing row whose `provider_snapshot` equals the new snapshot is not written at all.
+- An existing row whose `provider_snapshot` equals the new snapshot is not written at all,
+  unless the sync had excluded it: upstream sends it again, so it is included again.
 - A changed row (pending -> posted under the same id) gets the new snapshot, date, amount and
   pending flag; the household's own edits survive: category, notes and tags are never touched
   by a sync, and the name and merchant only follow upstream while they still equal what the
-  previous snapshot said (so a renamed transaction keeps its name).
-- A stored pending row that this response no longer holds is taken over by a posted row new in
-  this response (same amount and currency, dates at most PENDING_TAKEOVER_DAYS apart), keeping
-  the row and its edits; otherwise, once older than SYNC_STALE_PENDING_DAYS, it is excluded
-  (excluded=True), never deleted."""
+  previous snapshot said (so a renamed transaction keeps its name). A pending row posting
+  under its id is its own posted version (`pending_settled`).
+- A stored pending row the response no longer holds: pending.py (taken over by its posted
+  version, else excluded by the sync once stale)."""
 
 from __future__ import annotations
 
@@ -23,14 +24,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
-
 from core.bounds import amount_problem, date_problem
 from finance.ledger import LedgerBatch
 from finance.models import Account, Family, Merchant, Transaction
+from providers.sync.pending import pending_settle, upstream_name
 from providers.types import UpstreamTransaction
 
-PENDING_TAKEOVER_DAYS = 8
 _CHUNK = 500
 
 
@@ -110,15 +109,15 @@ class MerchantCache:
         return self.by_name[name]
 
 
-def _stored(account: Account, source: str, keys: list[str]) -> dict[str, tuple[Any, Any]]:
-    """key -> (primary key, provider snapshot) of the rows stored under `keys`: two columns,
-    all an unchanged re-sync needs (reading whole rows was most of its time)."""
-    found: dict[str, tuple[Any, Any]] = {}
+def _stored(account: Account, source: str, keys: list[str]) -> dict[str, tuple[Any, Any, bool]]:
+    """key -> (primary key, provider snapshot, excluded by the sync) of the rows stored under
+    `keys`: all an unchanged re-sync needs (reading whole rows was most of its time)."""
+    found: dict[str, tuple[Any, Any, bool]] = {}
     for part in _chunks(keys):
-        for key, pk, snapshot in Transaction.objects.filter(
+        for key, pk, snapshot, by_sync in Transaction.objects.filter(
             account=account, source=source, external_id__in=part
-        ).values_list("external_id", "pk", "provider_snapshot"):
-            found[key] = (pk, snapshot)
+        ).values_list("external_id", "pk", "provider_snapshot", "excluded_by_sync"):
+            found[key] = (pk, snapshot, by_sync)
     return found
 
 
@@ -133,8 +132,8 @@ def _refresh(
     """Apply upstream changes to a stored row, keeping the household's edits."""
     previous = txn.provider_snapshot or {}
     changed = ["provider_snapshot", "date", "amount", "currency", "pending", "updated_at"]
-    if txn.name == previous.get("name") or not previous:
-        txn.name = snapshot["name"]
+    if txn.name == upstream_name(previous) or not previous:
+        txn.name = upstream_name(snapshot)
         changed.append("name")
     current_merchant = txn.merchant.name if txn.merchant_id else None
     if current_merchant == previous.get("merchant") or not previous:
@@ -148,6 +147,15 @@ def _refresh(
     return changed
 
 
+def _included_again(txn: Transaction) -> list[str]:
+    """Upstream sends a row the sync had excluded: it counts again (the household's own
+    exclusion is not the sync's to lift)."""
+    if not txn.excluded_by_sync:
+        return []
+    txn.excluded, txn.excluded_by_sync = False, False
+    return ["excluded", "excluded_by_sync"]
+
+
 def transactions_apply(
     *,
     batch: LedgerBatch,
@@ -155,8 +163,10 @@ def transactions_apply(
     source: str,
     rows: list[UpstreamTransaction],
     today: dt.date,
+    window: tuple[dt.date, dt.date] | None = None,
 ) -> ApplyResult:
-    """Write one account's upstream rows through the caller's ledger batch."""
+    """Write one account's upstream rows through the caller's ledger batch. `window`: the
+    dates the response covers (None: all), outside which a stored row is not judged."""
     result = ApplyResult()
     storable = [r for r in rows if not (amount_problem(r.amount) or date_problem(r.date))]
     if len(storable) < len(rows):
@@ -169,53 +179,27 @@ def transactions_apply(
     merchants.preload({snap["merchant"] for _, snap in keyed.values() if snap["merchant"]})
     result.pending = sum(1 for row, _ in keyed.values() if row.pending)
 
-    new_keys = [key for key in keyed if key not in existing]
-    vanished = [
-        txn
-        for txn in Transaction.objects.filter(
-            account=account, source=source, pending=True, excluded=False
-        ).select_related("merchant")
-        if txn.external_id not in keyed
+    stale = [
+        pk for key, (pk, stored, by_sync) in existing.items() if stored != keyed[key][1] or by_sync
     ]
-    vanished.sort(key=lambda t: (t.date, t.created_at))
-    stale_before = today - dt.timedelta(days=settings.SYNC_STALE_PENDING_DAYS)
-    for old in vanished:
-        candidates = [
-            key
-            for key in new_keys
-            if not keyed[key][0].pending
-            and keyed[key][0].amount == old.amount
-            and keyed[key][1]["currency"] == old.currency
-            and abs((keyed[key][0].date - old.date).days) <= PENDING_TAKEOVER_DAYS
-        ]
-        if candidates:
-            key = min(candidates, key=lambda k: abs((keyed[k][0].date - old.date).days))
-            new_keys.remove(key)
-            row, snapshot = keyed[key]
-            was = (old.account_id, old.date)
-            fields = _refresh(old, row, snapshot, merchants)
-            old.external_id = key
-            batch.update(old, fields=[*fields, "external_id"], was=was)
-            result.updated += 1
-            result.touch(row.date)
-        elif old.date < stale_before:
-            old.excluded = True
-            batch.update(old, fields=["excluded"], was=(old.account_id, old.date))
-            result.removed += 1
-            result.touch(old.date)
-
-    stale = [pk for key, (pk, stored) in existing.items() if stored != keyed[key][1]]
     result.unchanged += len(existing) - len(stale)
     for txn in _rows(stale):
         row, snapshot = keyed[txn.external_id]
         was = (txn.account_id, txn.date)
-        batch.update(txn, fields=_refresh(txn, row, snapshot, merchants), was=was)
+        fields = _included_again(txn)
+        if txn.provider_snapshot != snapshot:
+            if txn.pending and not row.pending:
+                txn.pending_settled = True
+                fields.append("pending_settled")
+            fields += _refresh(txn, row, snapshot, merchants)
+        batch.update(txn, fields=fields, was=was)
         result.updated += 1
         result.touch(row.date)
 
     creates = []
-    for key in new_keys:
-        row, snapshot = keyed[key]
+    for key, (row, snapshot) in keyed.items():
+        if key in existing:
+            continue
         creates.append(
             Transaction(
                 family=account.family,
@@ -223,7 +207,7 @@ def transactions_apply(
                 date=row.date,
                 amount=row.amount,
                 currency=snapshot["currency"],
-                name=snapshot["name"] or "Transaction",
+                name=upstream_name(snapshot),
                 notes=row.notes,
                 external_id=key,
                 source=source,
@@ -235,4 +219,12 @@ def transactions_apply(
         result.touch(row.date)
     batch.write(creates)
     result.added = len(creates)
+
+    taken, excluded = pending_settle(
+        batch=batch, account=account, source=source, listed=keyed, window=window, today=today
+    )
+    result.updated += taken
+    result.removed += taken + excluded
+    if taken or excluded:
+        result.changed = True
     return result

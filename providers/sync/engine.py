@@ -158,7 +158,12 @@ def account_sync(
     with ledger_batch(family=pa.connection.family) as batch:
         account = _ledger_account_for(pa, has_holdings=bool(holdings))
         result = transactions_apply(
-            batch=batch, account=account, source=adapter.provider, rows=rows, today=today
+            batch=batch,
+            account=account,
+            source=adapter.provider,
+            rows=rows,
+            today=today,
+            window=(start, end),
         )
         balance_changed = batch.reported_balance(account, balance.amount, balance.as_of)
         if holdings is not None:

@@ -148,7 +148,8 @@ def test_one_of_three_identical_rows_posting_under_a_real_id(alice, checking):
     stored = rows()
     assert len(stored) == 3
     posted = Transaction.objects.get(external_id="real-1")
-    assert posted.pk == edited.pk and posted.category == category and not posted.pending
+    assert posted.category == category and not posted.pending  # the edits moved to it
+    assert not Transaction.objects.filter(pk=edited.pk).exists()  # the pending row went
     assert sorted(t.external_id.rsplit(":", 1)[1] for t in stored if t.pending) == ["0", "1"]
     for _ in range(2):
         again = run_sync(connection)
@@ -168,9 +169,10 @@ def test_a_vanished_pending_row_is_taken_over_by_its_posted_version(alice, check
     checking.add_transaction("a1", "post-9", day(1), -42, "HOTEL")
     sync = run_sync(connection)
     (txn,) = rows()
-    assert txn.pk == pending.pk and txn.external_id == "post-9" and not txn.pending
+    assert txn.external_id == "post-9" and not txn.pending and txn.pending_settled
     assert (txn.category, txn.notes) == (category, "trip")
-    assert sync.stats["transactions_added"] == 0 and sync.stats["transactions_updated"] == 1
+    assert sync.stats["transactions_added"] == 1 and sync.stats["transactions_updated"] == 1
+    assert sync.stats["transactions_removed"] == 1  # the pending row, deleted
 
 
 def test_a_posted_row_too_far_from_the_pending_one_does_not_take_it_over(alice, checking):

@@ -1,0 +1,127 @@
+"""What becomes of a stored pending row upstream no longer sends (docs/decisions.md, "Sync
+rules that never lose a posted charge").
+
+A pending row has *vanished* when this sync's response does not hold its key although the
+sync's window covered its date (a row the window did not reach is not judged), or when the
+sync had already excluded it. Each vanished pending row, oldest first (date, then creation):
+
+1. is taken over by its posted version, whenever that arrived (this sync, an earlier one, or
+   after the row was excluded): a posted row of the same account and source, same amount and
+   currency, dated at most PENDING_TAKEOVER_DAYS from it, not already the posted version of a
+   pending row (`pending_settled`: its own pending self under the same id, or a row it took
+   over). The closest date wins, then the oldest (date, then creation, then key). The
+   posted row receives the household's edits (category, notes, tags, a renamed name or
+   merchant, its exclusion, a one-time kind, a transfer) and the pending row is deleted;
+2. else, once older than SYNC_STALE_PENDING_DAYS and not excluded, is excluded by the sync
+   (`excluded_by_sync`), which lifts that exclusion as soon as upstream sends the row again
+   (apply.py) or its posted version arrives (1). The household's own exclusion is never
+   lifted by a sync."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection
+from typing import Any
+
+from django.conf import settings
+
+from finance.ledger import LedgerBatch
+from finance.models import Account, Transaction
+
+PENDING_TAKEOVER_DAYS = 8
+
+
+def upstream_name(snapshot: dict[str, Any]) -> str:
+    """The name a sync gives a row for this snapshot (apply.py writes the same)."""
+    return snapshot.get("name") or "Transaction"
+
+
+def _edits_give(pending: Transaction, posted: Transaction) -> list[str]:
+    """Copy the household's edits of `pending` onto `posted`; the fields changed."""
+    snapshot = pending.provider_snapshot or {}
+    changed: dict[str, Any] = {"pending_settled": True}
+    if pending.category_id is not None:
+        changed["category_id"] = pending.category_id
+    if pending.notes != snapshot.get("notes"):
+        changed["notes"] = pending.notes
+    if pending.name != upstream_name(snapshot):
+        changed["name"] = pending.name
+    merchant = pending.merchant.name if pending.merchant_id else None
+    if merchant != snapshot.get("merchant"):
+        changed["merchant_id"] = pending.merchant_id
+    if pending.excluded and not pending.excluded_by_sync:
+        changed["excluded"], changed["excluded_by_sync"] = True, False
+    if pending.kind == Transaction.Kind.ONE_TIME:
+        changed["kind"] = pending.kind
+    fields = []
+    for name, value in changed.items():
+        if getattr(posted, name) != value:
+            setattr(posted, name, value)
+            fields.append(name.removesuffix("_id"))
+    return fields
+
+
+def _closeness(pending: Transaction):
+    def key(posted: Transaction) -> tuple:
+        days = abs((posted.date - pending.date).days)
+        return (days, posted.date, posted.created_at, posted.external_id)
+
+    return key
+
+
+def pending_settle(
+    *,
+    batch: LedgerBatch,
+    account: Account,
+    source: str,
+    listed: Collection[str],
+    window: tuple[dt.date, dt.date] | None,
+    today: dt.date,
+) -> tuple[int, int]:
+    """Settle the vanished pending rows of one account; returns (taken over, excluded)."""
+    stored = Transaction.objects.filter(account=account, source=source, pending=True)
+    vanished = [
+        txn
+        for txn in stored.select_related("merchant").order_by("date", "created_at", "external_id")
+        if txn.external_id not in listed
+        and (txn.excluded_by_sync or window is None or window[0] <= txn.date <= window[1])
+    ]
+    if not vanished:
+        return 0, 0
+    span = dt.timedelta(days=PENDING_TAKEOVER_DAYS)
+    candidates = list(
+        Transaction.objects.filter(
+            account=account,
+            source=source,
+            pending=False,
+            pending_settled=False,
+            amount__in={txn.amount for txn in vanished},
+            date__gte=min(txn.date for txn in vanished) - span,
+            date__lte=max(txn.date for txn in vanished) + span,
+        )
+    )
+    stale_before = today - dt.timedelta(days=settings.SYNC_STALE_PENDING_DAYS)
+    taken = excluded = 0
+    for pending in vanished:
+        versions = [
+            posted
+            for posted in candidates
+            if posted.amount == pending.amount
+            and posted.currency == pending.currency
+            and abs((posted.date - pending.date).days) <= PENDING_TAKEOVER_DAYS
+        ]
+        if versions:
+            posted = min(versions, key=_closeness(pending))
+            candidates.remove(posted)
+            batch.update(posted, fields=_edits_give(pending, posted))
+            batch.supersede(pending, posted)
+            taken += 1
+        elif not pending.excluded and pending.date < stale_before:
+            pending.excluded, pending.excluded_by_sync = True, True
+            batch.update(
+                pending,
+                fields=["excluded", "excluded_by_sync"],
+                was=(pending.account_id, pending.date),
+            )
+            excluded += 1
+    return taken, excluded
