@@ -31,7 +31,7 @@ DAY = 86400
 @pytest.fixture(autouse=True)
 def _fast(settings) -> None:
     settings.SIMPLEFIN_RETRY_BASE_DELAY = 0.001
-    settings.PROVIDER_HTTP_TIMEOUT = 0.5
+    settings.PROVIDER_HTTP_TIMEOUT = 2.0  # roomy on a loaded machine; the slow fault is 4 s
     settings.SIMPLEFIN_INCLUDE_PENDING = True
     settings.SIMPLEFIN_HISTORY_DAYS = 45  # one window per sync
 
@@ -107,7 +107,7 @@ CASES = {
     "connection refused": (_refused, "whole"),
     "reset mid-body": (_fault("cut"), "whole"),
     "connection dropped": (_fault("drop"), "whole"),
-    "timeout": (_fault("slow", delay=0.8), "whole"),
+    "timeout": (_fault("slow", delay=4.0), "whole"),
     "HTTP 500": (_status(500), "whole"),
     "HTTP 502": (_status(502), "whole"),
     "HTTP 403": (_status(403), "whole"),

@@ -137,11 +137,11 @@ def test_holdings_are_parsed(one_account):
         (Fault(kind="malformed"), "not valid JSON"),
         (Fault(kind="shape"), "malformed"),
         (Fault(status=500), "server error"),
-        (Fault(kind="slow", delay=1.5), "did not answer in time"),
+        (Fault(kind="slow", delay=5.0), "did not answer in time"),
     ],
 )
 def test_network_and_data_faults_are_provider_errors(one_account, settings, fault, message):
-    settings.PROVIDER_HTTP_TIMEOUT = 0.5
+    settings.PROVIDER_HTTP_TIMEOUT = 2.0  # roomy on a loaded machine; the slow fault is 5 s
     one_account.scenario.faults["/accounts"] = fault
     with pytest.raises(ProviderError, match=message) as caught:
         client().accounts()
