@@ -11,6 +11,7 @@ from finance.models.ledger import (
     TransactionTag,
     Transfer,
 )
+from finance.models.rules import Rule, RuleRun
 
 __all__ = [
     "Account",
@@ -20,6 +21,8 @@ __all__ = [
     "Family",
     "Merchant",
     "RejectedTransfer",
+    "Rule",
+    "RuleRun",
     "Tag",
     "Transaction",
     "TransactionCount",

@@ -7,7 +7,9 @@
 - A changed row (pending -> posted under the same id) gets the new snapshot, date, amount and
   pending flag; the household's own edits survive: category, notes and tags are never touched
   by a sync, and the name and merchant only follow upstream while they still equal what the
-  previous snapshot said (so a renamed transaction keeps its name).
+  previous snapshot said and neither the household nor a rule set them (so a renamed
+  transaction keeps its name).
+- New rows pass through the household's rules as the ledger batch writes them.
 - A stored pending row that this response no longer holds is taken over by a posted row new in
   this response (same amount and currency, dates at most PENDING_TAKEOVER_DAYS apart), keeping
   the row and its edits; otherwise, once older than SYNC_STALE_PENDING_DAYS, it is excluded
@@ -132,11 +134,13 @@ def _refresh(
     """Apply upstream changes to a stored row, keeping the household's edits."""
     previous = txn.provider_snapshot or {}
     changed = ["provider_snapshot", "date", "amount", "currency", "pending", "updated_at"]
-    if txn.name == previous.get("name") or not previous:
+    # What the household or its rules set stays, whatever upstream says now.
+    kept = {*(txn.edited_fields or ()), *txn.rule_set_fields}
+    if "name" not in kept and (txn.name == previous.get("name") or not previous):
         txn.name = snapshot["name"]
         changed.append("name")
     current_merchant = txn.merchant.name if txn.merchant_id else None
-    if current_merchant == previous.get("merchant") or not previous:
+    if "merchant" not in kept and (current_merchant == previous.get("merchant") or not previous):
         txn.merchant = merchants.get(snapshot["merchant"])
         changed.append("merchant")
     txn.date = row.date
