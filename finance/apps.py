@@ -36,6 +36,10 @@ class FinanceConfig(AppConfig):
 
     def ready(self) -> None:
         # The admin of API keys lives in its own module (finance/admin.py holds the ledger's).
-        from finance import admin_keys  # noqa: F401
+        # Register the tasks, which services queue by name (core/tasks.py).
+        from finance import (
+            admin_keys,  # noqa: F401
+            tasks,  # noqa: F401
+        )
 
         post_migrate.connect(_triggers_ensure, sender=self)

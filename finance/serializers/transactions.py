@@ -128,6 +128,9 @@ class TransactionSerializer(serializers.Serializer):
     merchant = MerchantRefSerializer(allow_null=True)
     tags = TagRefSerializer(many=True)
     transfer = TransferRefSerializer(allow_null=True)
+    rule_ids = serializers.ListField(
+        child=serializers.UUIDField(), help_text="the rules that changed this transaction"
+    )
     created_at = UtcDateTimeField()
     updated_at = UtcDateTimeField()
 
@@ -156,6 +159,7 @@ class TransactionSerializer(serializers.Serializer):
             "merchant": merchant_ref(txn.merchant),
             "tags": [tag_ref(tag) for tag in _tags(txn)],
             "transfer": transfer_ref(txn),
+            "rule_ids": [change["rule"] for change in txn.rule_changes or ()],
             "created_at": iso_utc(txn.created_at),
             "updated_at": iso_utc(txn.updated_at),
         }

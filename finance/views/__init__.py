@@ -6,6 +6,7 @@ from rest_framework.routers import SimpleRouter
 
 from finance.views.accounts import AccountViewSet
 from finance.views.catalog import CategoryViewSet, MerchantViewSet, TagViewSet
+from finance.views.rules import RuleRunViewSet, RuleViewSet
 from finance.views.transactions import TransactionViewSet
 from finance.views.transfers import RejectedTransferViewSet, TransferViewSet
 
@@ -18,3 +19,5 @@ def register(router: SimpleRouter) -> None:
     router.register("tags", TagViewSet, basename="tag")
     router.register("transfers", TransferViewSet, basename="transfer")
     router.register("rejected_transfers", RejectedTransferViewSet, basename="rejected-transfer")
+    router.register("rules", RuleViewSet, basename="rule")
+    router.register("rule_runs", RuleRunViewSet, basename="rule-run")
