@@ -14,6 +14,7 @@ WORKLOADS: dict[str, str] = {
     "list": "bench.workloads.listing",
     "import": "bench.workloads.imports",
     "sync": "bench.workloads.sync",
+    "rules": "bench.workloads.rules",
 }
 
 

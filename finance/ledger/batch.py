@@ -142,9 +142,11 @@ class LedgerBatch:
         publish. The household's rules run over them first (`rules=False`: not; a restore
         writes rows as they were)."""
         links = list(tag_links)
+        groups: list[tuple[Sequence[str], list[tuple]]] = [(names, rows)]
         if rules and rows:
-            names, rows, links = self.rules.apply_to_values(names, rows, links)
-        fast_insert(Transaction, names, rows)
+            groups, links = self.rules.apply_to_values(names, rows, links)
+        for group_names, group_rows in groups:
+            fast_insert(Transaction, group_names, group_rows)
         if links:
             fast_insert(Transaction.tags.through, ("transaction", "tag"), links)
         family_at, account_at, date_at = (names.index(n) for n in ("family", "account", "date"))

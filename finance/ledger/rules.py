@@ -71,9 +71,10 @@ class BatchRules:
     # -- rows as tuples ---------------------------------------------------------------------
     def apply_to_values(
         self, names: Sequence[str], rows: list[tuple], tag_links: list[tuple[Any, Any]]
-    ) -> tuple[Sequence[str], list[tuple], list[tuple[Any, Any]]]:
-        """Run the rules over rows given as tuples in the order of `names`; returns the
-        names, rows and tag links to write (the same ones when no rule changed a row)."""
+    ) -> tuple[list[tuple[Sequence[str], list[tuple]]], list[tuple[Any, Any]]]:
+        """Run the rules over rows given as tuples in the order of `names`; returns the rows
+        to write as groups of (names, rows), and the tag links. The rows no rule changed
+        stay as given; those changed form a group with the columns the rules set."""
         at = {name: i for i, name in enumerate(names)}
         for name in list(at):  # a relation given by its column name ("category_id")
             if name.endswith("_id"):
@@ -81,7 +82,7 @@ class BatchRules:
         family_at = at["family"]
         rulesets = {f: self.of(f) for f in {row[family_at] for row in rows}}
         if not any(rulesets.values()):
-            return names, rows, tag_links
+            return [(names, rows)], tag_links
         tags_of: dict[Any, set[Any]] = {}
         if any(r.uses_tags for r in rulesets.values() if r):
             for txn_id, tag_id in tag_links:
@@ -104,7 +105,7 @@ class BatchRules:
             if applied:
                 changes[index] = (row, applied)
         if not changes:
-            return names, rows, tag_links
+            return [(names, rows)], tag_links
         return _values_write(names, at, rows, tag_links, changes)
 
 
@@ -164,9 +165,9 @@ def _values_write(
     rows: list[tuple],
     tag_links: list[tuple[Any, Any]],
     changes: dict[int, tuple[Row, list[tuple[str, list[str]]]]],
-) -> tuple[Sequence[str], list[tuple], list[tuple[Any, Any]]]:
-    """The rows with the rules' changes, and with every column a rule set on any of them (rows
-    the rules left alone take the column's default)."""
+) -> tuple[list[tuple[Sequence[str], list[tuple]]], list[tuple[Any, Any]]]:
+    """The rows no rule changed as they were, then the changed ones with every column a rule
+    set on any of them (and `rule_changes`); the tag links with the rules' changes."""
     fields = {f for _, applied in changes.values() for _, set_ in applied for f in set_}
     extra = [_COLUMNS[f][0] for f in _COLUMNS if f in fields and _COLUMNS[f][0] not in at]
     extra.append("rule_changes")
@@ -175,13 +176,10 @@ def _values_write(
     where = {**at, **{name: len(names) + i for i, name in enumerate(extra)}}
     id_at = at["id"]
     tags_changed: dict[Any, frozenset[Any]] = {}
+    kept = [values for index, values in enumerate(rows) if index not in changes]
     out: list[tuple] = []
-    for index, values in enumerate(rows):
-        change = changes.get(index)
-        if change is None:
-            out.append((*values, *defaults))
-            continue
-        row, applied = change
+    for index, (row, applied) in changes.items():
+        values = rows[index]
         line = [*values, *defaults]
         for field in {f for _, set_ in applied for f in set_}:
             if field == "tags":
@@ -194,7 +192,7 @@ def _values_write(
     if tags_changed:
         tag_links = [link for link in tag_links if link[0] not in tags_changed]
         tag_links.extend((txn_id, tag) for txn_id, tags in tags_changed.items() for tag in tags)
-    return new_names, out, tag_links
+    return [(names, kept), (new_names, out)], tag_links
 
 
 def _apply_to_row(
