@@ -181,7 +181,8 @@ def _all(tests: Sequence[Test]) -> Test:
         return tests[0]
 
     def every(row: Row, low: dict[str, str]) -> bool:
-        for test in tests:
+        # A plain loop, not all(generator): this runs for every row and rule.
+        for test in tests:  # noqa: SIM110
             if not test(row, low):
                 return False
         return True
@@ -194,7 +195,7 @@ def _any(tests: Sequence[Test]) -> Test:
         return tests[0]
 
     def some(row: Row, low: dict[str, str]) -> bool:
-        for test in tests:
+        for test in tests:  # noqa: SIM110
             if test(row, low):
                 return True
         return False
