@@ -12,7 +12,7 @@ def row_counts_tidy_task() -> str:
     return f"{row_counts_tidy()} counter rows folded away"
 
 
-@shared_task(name="finance.rule_run", expires=3600)
+@shared_task(name="finance.rule_run")
 def rule_run_task(run_id: str) -> str:
     from finance.services.rules import rule_run_execute
 

@@ -3,6 +3,7 @@ already stored, as a background run in chunks (each chunk one ledger batch)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import uuid
@@ -23,6 +24,8 @@ from finance.rules.loading import ruleset_compile
 
 logger = logging.getLogger("finance")
 RUN_TASK = "finance.rule_run"
+# A run that has not moved for this long lost its worker (a chunk takes seconds).
+RUN_ABANDONED = dt.timedelta(minutes=30)
 
 
 def rule_create(*, family: Family, data: Mapping[str, Any]) -> Rule:
@@ -50,14 +53,22 @@ def rule_delete(*, rule: Rule) -> None:
 
 def rule_apply_request(*, rule: Rule) -> RuleRun:
     """Queue a run of the rule over the household's stored transactions; a run of it still
-    waiting or running is answered instead of a second one."""
+    waiting or running is answered instead of a second one (unless it has not moved for
+    RUN_ABANDONED: its worker is gone, and it is marked failed)."""
     with transaction.atomic():
         Rule.objects.select_for_update().filter(pk=rule.pk).first()
         active = RuleRun.objects.filter(
             rule=rule, status__in=(RuleRun.Status.PENDING, RuleRun.Status.RUNNING)
         ).first()
-        if active is not None:
+        if active is not None and active.updated_at > timezone.now() - RUN_ABANDONED:
             return active
+        if active is not None:
+            RuleRun.objects.filter(pk=active.pk).update(
+                status=RuleRun.Status.FAILED,
+                error="abandoned: no progress for a long time (the worker stopped?)",
+                finished_at=timezone.now(),
+                updated_at=timezone.now(),
+            )
         run = RuleRun.objects.create(family_id=rule.family_id, rule=rule)
         enqueue_on_commit(RUN_TASK, str(run.pk))
     return run

@@ -204,6 +204,20 @@ def test_a_run_of_the_same_rule_not_finished_is_answered_again(alice):
     assert first["id"] == second["id"] and RuleRun.objects.count() == 1
 
 
+def test_an_abandoned_run_gives_way_to_a_new_one(alice):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    rule = coffee_rule(alice, {"type": "set_notes", "value": "x"})
+    first = alice.client.post(f"{RULES}/{rule['id']}/apply").json()  # its worker never came
+    RuleRun.objects.filter(pk=first["id"]).update(updated_at=timezone.now() - dt.timedelta(hours=1))
+    second = alice.client.post(f"{RULES}/{rule['id']}/apply").json()
+    assert second["id"] != first["id"] and second["status"] == "pending"
+    old = alice.client.get(f"/api/v1/rule_runs/{first['id']}").json()
+    assert old["status"] == "failed" and "abandoned" in old["error"]
+
+
 def test_a_run_whose_rule_is_gone_fails_and_says_why(alice):
     from finance.services.rules import rule_run_execute
 
