@@ -176,7 +176,7 @@ def _condition(item: Any, path: str, refs: _Refs, errors: _Errors) -> dict[str, 
     if kind is None:
         errors.add(f"{path}.field", REQUIRED if field is None else _one_of(FIELDS))
         return None
-    if operator not in OPERATORS[kind]:
+    if not isinstance(operator, str) or operator not in OPERATORS[kind]:
         message = REQUIRED if operator is None else f"{_one_of(OPERATORS[kind])} for {field}"
         errors.add(f"{path}.operator", message)
         return None
@@ -242,7 +242,7 @@ def _action(item: Any, path: str, refs: _Refs, errors: _Errors) -> dict[str, Any
         return None
     _unknown_keys(item, ("type", "value"), path, errors)
     kind, value, at = item.get("type"), item.get("value"), f"{path}.value"
-    if kind not in ACTIONS:
+    if not isinstance(kind, str) or kind not in ACTIONS:
         errors.add(f"{path}.type", REQUIRED if kind is None else _one_of(ACTIONS))
         return None
     normal: Any = None
@@ -322,7 +322,7 @@ def rule_fields_validate(*, family: Family, data: Any, partial: bool = False) ->
         else:
             errors.add("active", NOT_BOOLEAN)
     if "match" in data:
-        if data["match"] in MATCHES:
+        if isinstance(data["match"], str) and data["match"] in MATCHES:
             out["match"] = data["match"]
         else:
             errors.add("match", _one_of(MATCHES))
