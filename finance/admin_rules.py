@@ -64,12 +64,12 @@ class RuleAdmin(HouseholdAdmin):
     @admin.action(description="Activate selected rules", permissions=["change"])
     def activate(self, request: HttpRequest, queryset: QuerySet[Rule]) -> None:
         for rule in queryset:
-            rule_update(rule=rule, data={"active": True})
+            rule_update(rule=rule, active=True)
 
     @admin.action(description="Deactivate selected rules", permissions=["change"])
     def deactivate(self, request: HttpRequest, queryset: QuerySet[Rule]) -> None:
         for rule in queryset:
-            rule_update(rule=rule, data={"active": False})
+            rule_update(rule=rule, active=False)
 
     # -- the editor -------------------------------------------------------------------------
     def add_view(
@@ -155,10 +155,10 @@ class RuleAdmin(HouseholdAdmin):
         self, request: HttpRequest, family: Family, rule: Rule | None, body: dict[str, Any]
     ) -> HttpResponse:
         if rule is None:
-            rule = rule_create(family=family, data=body)
+            rule = rule_create(family=family, **body)
             self.message_user(request, f"The rule “{rule.name}” was added.", messages.SUCCESS)
         else:
-            rule_update(rule=rule, data=body)
+            rule_update(rule=rule, **body)
             self.message_user(request, f"The rule “{rule.name}” was changed.", messages.SUCCESS)
         if "_apply" in request.POST:
             run = rule_apply_request(rule=rule)

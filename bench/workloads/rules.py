@@ -64,13 +64,7 @@ def rules_create(hh: Any, word: str = "purchase") -> int:
 
     def add(n: int, conditions: list[dict], actions: list[dict], match: str = "all") -> None:
         rule_create(
-            family=hh.family,
-            data={
-                "name": f"rule {n}",
-                "match": match,
-                "conditions": conditions,
-                "actions": actions,
-            },
+            family=hh.family, name=f"rule {n}", match=match, conditions=conditions, actions=actions
         )
 
     n = 0

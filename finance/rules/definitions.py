@@ -10,7 +10,7 @@ import datetime as dt
 import uuid
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypedDict
 
 import regex
 
@@ -76,6 +76,29 @@ NOT_IDS = f"must be a non-empty list of at most {MAX_IDS} uuids"
 BAD_PATTERN = "is not a valid regular expression: {error}"
 LIST_SIZE = "must hold from 1 to {max} items"
 REPEATED_ACTION = "{type} appears more than once"
+
+
+class RuleCondition(TypedDict):
+    field: str
+    operator: str
+    value: Any
+
+
+class RuleAction(TypedDict):
+    type: str
+    value: Any
+
+
+class RuleFields(TypedDict, total=False):
+    """A rule's writable fields, as the API and the admin give them (checked by
+    `rule_fields_validate`, which names what is wrong in them)."""
+
+    name: str
+    active: bool
+    match: str
+    conditions: list[RuleCondition]
+    actions: list[RuleAction]
+    position: int
 
 
 def _one_of(values: Any) -> str:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import heapq
+import uuid
 from typing import Any
 
 from django.db.models import QuerySet
 
-from core.filters import QueryFilters
 from finance.models import Family, Rule, RuleRun, Transaction
 from finance.rules.existing import candidate_chunks, rule_candidates, rule_outcomes
 from finance.rules.loading import ruleset_compile
@@ -16,21 +16,15 @@ from finance.selectors.transactions import transaction_base_queryset
 PREVIEW_ROWS = 25
 
 
-def rule_list(*, family: Family, params: Any) -> QuerySet[Rule]:
+def rule_list(*, family: Family, active: bool | None = None) -> QuerySet[Rule]:
     """In the order they apply (position, then creation)."""
-    f = QueryFilters(params)
-    active = f.boolean("active")
-    f.check()
     qs = Rule.objects.filter(family=family)
     if active is not None:
         qs = qs.filter(active=active)
     return qs.order_by(*Rule._meta.ordering)
 
 
-def rule_run_list(*, family: Family, params: Any) -> QuerySet[RuleRun]:
-    f = QueryFilters(params)
-    rule_id = f.uuid("rule_id")
-    f.check()
+def rule_run_list(*, family: Family, rule_id: uuid.UUID | None = None) -> QuerySet[RuleRun]:
     qs = RuleRun.objects.filter(family=family)
     if rule_id is not None:
         qs = qs.filter(rule_id=rule_id)

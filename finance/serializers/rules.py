@@ -53,6 +53,7 @@ class RuleConditionSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "RuleCondition"
+        description = "A condition: the transaction's `field`, an `operator` and its `value`."
 
 
 class RuleActionSerializer(serializers.Serializer):
@@ -61,6 +62,7 @@ class RuleActionSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "RuleAction"
+        description = "An action: what it does (`type`) and its `value`."
 
 
 class RuleFieldsSerializer(serializers.Serializer):
@@ -75,11 +77,13 @@ class RuleFieldsSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "RuleFields"
+        description = "A rule's fields, under the `rule` key."
 
 
 class RuleUpdateFieldsSerializer(RuleFieldsSerializer):
     class Meta:
         ref_name = "RuleUpdateFields"
+        description = "The fields to change, under the `rule` key: only what is sent changes."
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -123,6 +127,10 @@ class RuleSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "Rule"
+        description = (
+            "A rule: when a transaction meets `all` (or `any`) of its conditions, its actions "
+            "set the transaction's fields. Rules apply in `position` order, lower first."
+        )
 
     def to_representation(self, rule: Rule) -> dict[str, Any]:
         return {
@@ -144,6 +152,7 @@ class RulePreviewSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "RulePreview"
+        description = "What a rule would change: how many stored transactions, and the first 25."
 
 
 def rule_preview_response(count: int, transactions: list[Any]) -> dict[str, Any]:
@@ -165,6 +174,9 @@ class RuleRunSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "RuleRun"
+        description = (
+            "One run of a rule over the household's stored transactions, and its progress."
+        )
 
     def to_representation(self, run: RuleRun) -> dict[str, Any]:
         return {

@@ -8,7 +8,7 @@ import json
 import logging
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Unpack
 
 from django.db import transaction
 from django.db.models import F, Max
@@ -18,7 +18,7 @@ from core.errors import ValidationFailed
 from core.tasks import enqueue_on_commit
 from finance.ledger import LedgerBatch, ledger_batch
 from finance.models import Family, Rule, RuleRun, Tag, Transaction
-from finance.rules.definitions import rule_fields_validate
+from finance.rules.definitions import RuleFields, rule_fields_validate
 from finance.rules.existing import Outcome, candidate_chunks, rule_candidates, rule_outcomes
 from finance.rules.loading import ruleset_compile
 
@@ -28,18 +28,18 @@ RUN_TASK = "finance.rule_run"
 RUN_ABANDONED = dt.timedelta(minutes=30)
 
 
-def rule_create(*, family: Family, data: Mapping[str, Any]) -> Rule:
+def rule_create(*, family: Family, **given: Unpack[RuleFields]) -> Rule:
     """A new rule; without a `position` it goes after the household's others."""
-    fields = rule_fields_validate(family=family, data=data)
+    fields = rule_fields_validate(family=family, data=given)
     if "position" not in fields:
         last = Rule.objects.filter(family=family).aggregate(last=Max("position"))["last"]
         fields["position"] = 0 if last is None else last + 1
     return Rule.objects.create(family=family, **fields)
 
 
-def rule_update(*, rule: Rule, data: Mapping[str, Any]) -> Rule:
+def rule_update(*, rule: Rule, **given: Unpack[RuleFields]) -> Rule:
     """Change the fields given; a list given (conditions, actions) replaces the stored one."""
-    fields = rule_fields_validate(family=rule.family, data=data, partial=True)
+    fields = rule_fields_validate(family=rule.family, data=given, partial=True)
     for name, value in fields.items():
         setattr(rule, name, value)
     rule.save()

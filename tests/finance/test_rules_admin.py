@@ -72,13 +72,11 @@ def coffees(alice):
 def test_rules_page_lists_the_households_rules_only(alice, charlie):
     mine = rule_create(
         family=alice.family,
-        data={
-            "name": "Mine",
-            "conditions": [{"field": "name", "operator": "contains", "value": "x"}],
-            "actions": [{"type": "set_notes", "value": "y"}],
-        },
+        name="Mine",
+        conditions=[{"field": "name", "operator": "contains", "value": "x"}],
+        actions=[{"type": "set_notes", "value": "y"}],
     )
-    theirs = rule_create(family=charlie.family, data={**_plain("Theirs")})
+    theirs = rule_create(family=charlie.family, **_plain("Theirs"))
     client = client_for(alice)
     page = client.get(RULES)
     assert page.status_code == 200
@@ -252,11 +250,9 @@ def test_create_rule_from_a_transaction_then_save_and_apply(
 def test_apply_action_on_the_rules_list(alice, coffees, django_capture_on_commit_callbacks):
     rule = rule_create(
         family=alice.family,
-        data={
-            "name": "Notes",
-            "conditions": [{"field": "name", "operator": "contains", "value": "rent"}],
-            "actions": [{"type": "set_notes", "value": "monthly"}],
-        },
+        name="Notes",
+        conditions=[{"field": "name", "operator": "contains", "value": "rent"}],
+        actions=[{"type": "set_notes", "value": "monthly"}],
     )
     client = client_for(alice)
     with django_capture_on_commit_callbacks(execute=True):
