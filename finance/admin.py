@@ -5,7 +5,7 @@ from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from finance import admin_accounts, admin_transactions  # noqa: F401  (registers)
+from finance import admin_accounts, admin_rules, admin_transactions  # noqa: F401  (registers)
 from finance.admin_base import HouseholdAdmin, HouseholdRelatedFilter
 from finance.models import (
     Category,

@@ -8,12 +8,15 @@ from django.contrib import admin, messages
 from django.contrib.admin.widgets import AutocompleteSelectMultiple
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponseRedirect
+from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.http import urlencode
 from django.utils.safestring import mark_safe
 
 from core.errors import ApplicationError, ValidationFailed
 from finance.admin_base import HouseholdAdmin, HouseholdRelatedFilter, scope_queryset
+from finance.admin_rules import rules_applied_html
 from finance.admin_transaction_list import (
     DateRangeFilter,
     TransactionActionForm,
@@ -59,9 +62,18 @@ class TransactionAdmin(HouseholdAdmin):
     date_hierarchy = "date"
     autocomplete_fields = ("account", "category", "merchant", "tags")
     list_select_related = ("account", "category", "family")
-    readonly_fields = ("provider_snapshot", "import_id", "created_at", "updated_at")
+    readonly_fields = (
+        "rules_applied", "provider_snapshot", "import_id", "created_at", "updated_at"
+    )  # fmt: skip
+    exclude = ("rule_changes", "edited_fields")
     action_form = TransactionActionForm
-    actions = ("categorise_selected", "tag_selected", "exclude_selected", "include_selected")
+    actions = (
+        "categorise_selected",
+        "tag_selected",
+        "exclude_selected",
+        "include_selected",
+        "create_rule",
+    )
 
     def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         if db_field.name != "tags":
@@ -95,6 +107,20 @@ class TransactionAdmin(HouseholdAdmin):
     @admin.display(description="tags")
     def tags_display(self, obj: Transaction) -> str:
         return ", ".join(tag.name for tag in obj.tags.all())
+
+    @admin.display(description="rules")
+    def rules_applied(self, obj: Transaction) -> str:
+        return rules_applied_html(obj) if obj.pk else "—"
+
+    @admin.action(description="Create rule from this transaction", permissions=["change"])
+    def create_rule(self, request: HttpRequest, queryset: QuerySet) -> Any:
+        txn = queryset.order_by("-date", "-created_at", "-id").first()
+        if txn is None:
+            return None
+        if queryset.count() > 1:
+            self.message_user(request, "The rule is made from the newest one.", messages.INFO)
+        url = reverse("admin:finance_rule_add")
+        return HttpResponseRedirect(f"{url}?{urlencode({'from_transaction': txn.pk})}")
 
     def get_changelist_form(self, request: HttpRequest, **kwargs: Any) -> Any:
         kwargs.setdefault("form", TransactionListForm)

@@ -36,6 +36,7 @@ class FinanceConfig(AppConfig):
 
     def ready(self) -> None:
         # The admin of API keys lives in its own module (finance/admin.py holds the ledger's).
-        from finance import admin_fx, admin_keys  # noqa: F401
+        # Register the tasks, which services queue by name (core/tasks.py).
+        from finance import admin_fx, admin_keys, tasks  # noqa: F401
 
         post_migrate.connect(_triggers_ensure, sender=self)

@@ -32,3 +32,13 @@ def exchange_rates_fetch_task(history: bool = False) -> str:
         logging.getLogger("finance.fx").warning("exchange rates not fetched: %s", exc.user_message)
         return f"exchange rates not fetched: {exc.user_message}"
     return f"exchange rates: {result.summary()}"
+
+
+@shared_task(name="finance.rule_run")
+def rule_run_task(run_id: str) -> str:
+    from finance.services.rules import rule_run_execute
+
+    run = rule_run_execute(run_id=run_id)
+    if run is None:
+        return "no such run"
+    return f"{run.status}: {run.matched} matched, {run.changed} changed"

@@ -215,3 +215,23 @@ def _provider_records() -> None:
 
 
 _provider_records()
+
+
+def _register_rules() -> None:
+    from finance.models import Rule, RuleRun
+
+    def rule(family: Family) -> Rule:
+        return Rule.objects.create(
+            family=family,
+            name="theirs",
+            conditions=[{"field": "name", "operator": "contains", "value": "x"}],
+            actions=[{"type": "set_notes", "value": "y"}],
+        )
+
+    RECORD_FACTORIES[Rule] = rule
+    RECORD_FACTORIES[RuleRun] = lambda family: RuleRun.objects.create(
+        family=family, rule=rule(family)
+    )
+
+
+_register_rules()

@@ -15,6 +15,7 @@ WORKLOADS: dict[str, str] = {
     "import": "bench.workloads.imports",
     "sync": "bench.workloads.sync",
     "net_worth": "bench.workloads.net_worth",
+    "rules": "bench.workloads.rules",
 }
 
 

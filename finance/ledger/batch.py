@@ -28,10 +28,12 @@ from finance.ledger.after import derive, merge_account_dates
 from finance.ledger.db.fastinsert import fast_insert
 from finance.ledger.pairs import legs_kinds_set, legs_move, legs_reset, legs_unpair
 from finance.ledger.rows import rows_insert, rows_write
+from finance.ledger.rules import BatchRules
 from finance.models import Account, Category, Family, Merchant, Tag, Transaction
 
 # Fields whose change moves an account's balance (the others are labels).
 DELETE_BATCH = 5000
+EDIT_BATCH = 500
 FLOW_FIELDS = frozenset({"account", "account_id", "date", "amount", "excluded", "currency"})
 
 
@@ -43,6 +45,8 @@ class LedgerBatch:
         self._dates: dict[uuid.UUID, dict[uuid.UUID, dt.date | None]] = {}
         # Per household: the rows created, while creation is all that happened to it.
         self._created: dict[uuid.UUID, list[Transaction] | None] = {}
+        # The households' rules, compiled the first time this batch writes their new rows.
+        self.rules = BatchRules()
         self.paired = 0
         self.closed = False
 
@@ -79,11 +83,26 @@ class LedgerBatch:
 
     # -- rows -------------------------------------------------------------------------------
     def add(
-        self, rows: Sequence[tuple[Transaction, list[Tag] | None]]
+        self, rows: Sequence[tuple[Transaction, list[Tag] | None]], *, rules: bool = True
     ) -> list[tuple[Transaction, bool]]:
         """Insert built rows (with their tags), idempotent by (account, source, external_id):
-        returns (row, created) for each, the stored row when its key existed."""
-        results = rows_insert(rows)
+        returns (row, created) for each, the stored row when its key existed.
+
+        The household's rules run over the new rows first (`rules=False`: not): they change
+        the rows in place, and an entry of a `rows` list whose tags they changed is replaced
+        by (row, its new tags)."""
+        prepare = None
+        if rules:
+
+            def prepare(new: Any) -> dict[uuid.UUID, list[Tag]]:
+                new_tags = self.rules.apply_to_rows(new)
+                if new_tags and isinstance(rows, list):
+                    for i, (txn, _tags) in enumerate(rows):
+                        if txn.pk in new_tags:
+                            rows[i] = (txn, new_tags[txn.pk])
+                return new_tags
+
+        results = rows_insert(rows, prepare)
         for txn, created in results:
             if not created:
                 continue
@@ -95,9 +114,18 @@ class LedgerBatch:
                 self._created[key] = created_rows
         return results
 
-    def write(self, txns: list[Transaction]) -> None:
-        """Insert built rows whose keys the caller has checked are new (a sync)."""
+    def write(self, txns: list[Transaction], *, rules: bool = True) -> None:
+        """Insert built rows whose keys the caller has checked are new (a sync), after the
+        household's rules ran over them (`rules=False`: not)."""
+        new_tags = self.rules.apply_to_rows([(txn, None) for txn in txns]) if rules else {}
         rows_write(txns)
+        if new_tags:
+            through = Transaction.tags.through
+            through.objects.bulk_create(
+                through(transaction_id=pk, tag_id=tag.pk)
+                for pk, tags in new_tags.items()
+                for tag in tags
+            )
         for txn in txns:
             self.touch(txn.family_id, txn.account_id, txn.date)
 
@@ -107,12 +135,18 @@ class LedgerBatch:
         rows: list[tuple],
         *,
         tag_links: Iterable[tuple[uuid.UUID, uuid.UUID]] = (),
+        rules: bool = True,
     ) -> None:
         """Insert rows given as tuples in the order of `names` (field names, `id`, `family`,
         `account` and `date` among them), and (transaction id, tag id) links: an import's
-        publish, a restore."""
-        fast_insert(Transaction, names, rows)
+        publish. The household's rules run over them first (`rules=False`: not; a restore
+        writes rows as they were)."""
         links = list(tag_links)
+        groups: list[tuple[Sequence[str], list[tuple]]] = [(names, rows)]
+        if rules and rows:
+            groups, links = self.rules.apply_to_values(names, rows, links)
+        for group_names, group_rows in groups:
+            fast_insert(Transaction, group_names, group_rows)
         if links:
             fast_insert(Transaction.tags.through, ("transaction", "tag"), links)
         family_at, account_at, date_at = (names.index(n) for n in ("family", "account", "date"))
@@ -130,9 +164,16 @@ class LedgerBatch:
         *,
         fields: Sequence[str] | None = None,
         was: tuple[uuid.UUID, dt.date] | None = None,
+        edited: Iterable[str] = (),
     ) -> None:
         """Save an edited row (`fields`: only these columns). `was`: its (account id, date)
-        before the edit, when a flow may have moved; read from the database when not given."""
+        before the edit, when a flow may have moved; read from the database when not given.
+        `edited`: fields the household set itself, which no rule changes again."""
+        edited = [f for f in edited if f not in (txn.edited_fields or ())]
+        if edited:
+            txn.edited_fields = [*(txn.edited_fields or ()), *edited]
+            if fields is not None:
+                fields = [*fields, "edited_fields"]
         moves = fields is None or bool(FLOW_FIELDS & set(fields))
         if moves:
             if was is None:
@@ -193,6 +234,35 @@ class LedgerBatch:
         through.objects.bulk_create([through(transaction_id=new.pk, tag_id=t) for t in moving])
         legs_move(old.pk, new.pk)
         self.delete(Transaction.objects.filter(pk=old.pk))
+
+    def untag(self, queryset: QuerySet[Transaction], tag: Tag) -> int:
+        """Take the tag off every row that has it; returns how many lost it."""
+        through = Transaction.tags.through
+        ids = list(queryset.values_list("pk", flat=True))
+        having = list(
+            through.objects.filter(tag=tag, transaction_id__in=ids).values_list(
+                "transaction_id", flat=True
+            )
+        )
+        if having:
+            through.objects.filter(tag=tag, transaction_id__in=having).delete()
+            Transaction.objects.filter(pk__in=having).update(updated_at=timezone.now())
+        return len(having)
+
+    def mark_edited(self, queryset: QuerySet[Transaction], fields: Sequence[str]) -> None:
+        """The household set these fields of these rows itself (the admin's bulk actions): no
+        rule changes them again, and a re-sync leaves them alone."""
+        groups: dict[tuple[str, ...], list[uuid.UUID]] = {}
+        for pk, edited in queryset.values_list("pk", "edited_fields"):
+            edited = list(edited or ())
+            new = (*edited, *(f for f in fields if f not in edited))
+            if len(new) != len(edited):
+                groups.setdefault(new, []).append(pk)
+        for new, ids in groups.items():
+            for i in range(0, len(ids), EDIT_BATCH):
+                Transaction.objects.filter(pk__in=ids[i : i + EDIT_BATCH]).update(
+                    edited_fields=list(new)
+                )
 
     def delete_record(self, record: models.Model) -> None:
         """Delete a record that ledger rows point at (an account with its rows and balances,

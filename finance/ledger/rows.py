@@ -6,7 +6,7 @@ without the ORM's per-object preparation, which was most of a bulk write's own c
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db import IntegrityError, models
@@ -62,10 +62,18 @@ def rows_write(txns: list[Transaction]) -> None:
         txn._state.adding = False
 
 
+Prepare = Callable[[Sequence[tuple[Transaction, list[Tag] | None]]], dict[uuid.UUID, list[Tag]]]
+
+
 def rows_insert(
     rows: Sequence[tuple[Transaction, list[Tag] | None]],
+    prepare: Prepare | None = None,
 ) -> list[tuple[Transaction, bool]]:
     """Insert built transactions; return (row, created) for each, in order.
+
+    `prepare` sees the rows about to be inserted (not those whose key is stored) before they
+    are written, may change them, and returns the new tag lists of those whose tags it changed
+    (the household's rules).
 
     Idempotent by (account, source, external_id): a key already stored, or seen earlier in
     `rows`, yields the stored row with created=False. The database's unique constraint decides
@@ -83,6 +91,10 @@ def rows_insert(
         elif key not in stored and key not in inserted_keys:
             inserted_keys.add(key)
             keyed_new.append(txn)
+    new_tags: dict[uuid.UUID, list[Tag]] = {}
+    if prepare is not None and (plain or keyed_new):
+        new_ids = {txn.pk for txn in plain} | {txn.pk for txn in keyed_new}
+        new_tags = prepare([(txn, tags) for txn, tags in rows if txn.pk in new_ids])
     if plain:  # no key, no conflict to ignore: any error is a real one
         _insert(plain, keyed=False)
     if keyed_new:
@@ -103,6 +115,7 @@ def rows_insert(
         if winner is None:  # pragma: no cover - the row was deleted between insert and re-read
             raise IntegrityError(f"transaction {key} vanished during insert")
         created = winner.pk == txn.pk
+        tags = new_tags.get(txn.pk, tags)
         if created and tags:
             through.extend(
                 Transaction.tags.through(transaction_id=txn.pk, tag_id=tag.pk) for tag in tags

@@ -12,6 +12,7 @@ from finance.models.ledger import (
     TransactionTag,
     Transfer,
 )
+from finance.models.rules import Rule, RuleRun
 
 __all__ = [
     "Account",
@@ -22,6 +23,8 @@ __all__ = [
     "Family",
     "Merchant",
     "RejectedTransfer",
+    "Rule",
+    "RuleRun",
     "Tag",
     "Transaction",
     "TransactionCount",

@@ -246,6 +246,13 @@ class Transaction(models.Model):
     provider_snapshot = models.JSONField(null=True, blank=True)
     # The import that created this row, if any (imports revert exactly what they created).
     import_id = models.UUIDField(null=True, blank=True)
+    # What the household's rules set on this row, in order of application:
+    # [{"rule": "<rule id>", "set": ["category", "tags", ...]}] (the API shows `rule_ids`).
+    # NULL: none. (Nullable without a default, so that adding the column rebuilds no table.)
+    rule_changes = models.JSONField(null=True, blank=True)
+    # Fields the household edited itself (API PATCH, admin): no rule ever changes them again,
+    # and a provider's re-sync leaves them as they are. NULL: none.
+    edited_fields = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -289,6 +296,16 @@ class Transaction(models.Model):
     @property
     def classification(self) -> str:
         return "income" if self.amount < 0 else "expense"
+
+    @property
+    def rule_ids(self) -> list[str]:
+        """The rules that changed this row, in the order they first did."""
+        return [change["rule"] for change in self.rule_changes or ()]
+
+    @property
+    def rule_set_fields(self) -> set[str]:
+        """Every field a rule set on this row."""
+        return {field for change in self.rule_changes or () for field in change["set"]}
 
 
 class TransactionTag(models.Model):

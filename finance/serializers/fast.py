@@ -203,6 +203,7 @@ def transaction_representation(txn: Transaction) -> dict[str, Any]:
             "status": side.status,
             "other_account": account_ref(side.other_account),
         },
+        "rule_ids": txn.rule_ids,
         "created_at": iso_utc(txn.created_at),
         "updated_at": iso_utc(txn.updated_at),
     }

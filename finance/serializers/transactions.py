@@ -146,6 +146,9 @@ class TransactionSerializer(serializers.Serializer):
     merchant = MerchantRefSerializer(allow_null=True)
     tags = TagRefSerializer(many=True)
     transfer = TransferRefSerializer(allow_null=True)
+    rule_ids = serializers.ListField(
+        child=serializers.UUIDField(), help_text="the rules that changed this transaction"
+    )
     created_at = UtcDateTimeField()
     updated_at = UtcDateTimeField()
 

@@ -181,6 +181,16 @@ def transaction_create(
 
 
 _PLAIN_FIELDS = ("date", "name", "notes", "currency", "excluded", "pending", "kind")
+# Request fields -> the transaction fields rules set: an edit of one is the household's own,
+# which no rule changes again (decisions.md "Rules").
+_RULE_FIELDS = {
+    "name": "name",
+    "notes": "notes",
+    "category_id": "category",
+    "merchant_id": "merchant",
+    "tag_ids": "tags",
+    "excluded": "excluded",
+}
 
 
 def transaction_update(*, txn: Transaction, **fields: Unpack[TransactionFields]) -> Transaction:
@@ -217,7 +227,9 @@ def transaction_update(*, txn: Transaction, **fields: Unpack[TransactionFields])
             raise NotFound(ALREADY_DELETED)
         try:
             with transaction.atomic():
-                batch.update(txn, was=was)
+                batch.update(
+                    txn, was=was, edited=[_RULE_FIELDS[k] for k in data if k in _RULE_FIELDS]
+                )
         except IntegrityError:
             raise ValidationFailed(
                 ["external_id: another transaction of this account already has it"]

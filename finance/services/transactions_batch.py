@@ -27,6 +27,7 @@ def transactions_categorise(
     """Set (or clear, with None) the category of every transaction given."""
     _check_same_household(transactions, category, "category_id")
     with ledger_batch() as batch:
+        batch.mark_edited(transactions, ["category"])
         return batch.update_rows(transactions, category=category)
 
 
@@ -34,12 +35,14 @@ def transactions_tag(*, transactions: QuerySet[Transaction], tag: Tag) -> int:
     """Add the tag to every transaction given that does not have it yet."""
     _check_same_household(transactions, tag, "tag_ids")
     with ledger_batch() as batch:
+        batch.mark_edited(transactions, ["tags"])
         return batch.tag(transactions, tag)
 
 
 def transactions_exclude(*, transactions: QuerySet[Transaction], excluded: bool) -> int:
     """Exclude (or include again) transactions; balances follow from the earliest change on."""
     with ledger_batch() as batch:
+        batch.mark_edited(transactions, ["excluded"])
         return batch.exclude(transactions, excluded=excluded)
 
 

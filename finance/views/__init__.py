@@ -8,6 +8,7 @@ from rest_framework.routers import SimpleRouter
 from finance.views.accounts import AccountViewSet
 from finance.views.catalog import CategoryViewSet, MerchantViewSet, TagViewSet
 from finance.views.fx import CashFlowView, ExchangeRateViewSet, NetWorthView
+from finance.views.rules import RuleRunViewSet, RuleViewSet
 from finance.views.transactions import TransactionViewSet
 from finance.views.transfers import RejectedTransferViewSet, TransferViewSet
 
@@ -21,6 +22,8 @@ def register(router: SimpleRouter) -> None:
     router.register("transfers", TransferViewSet, basename="transfer")
     router.register("rejected_transfers", RejectedTransferViewSet, basename="rejected-transfer")
     router.register("exchange_rates", ExchangeRateViewSet, basename="exchange-rate")
+    router.register("rules", RuleViewSet, basename="rule")
+    router.register("rule_runs", RuleRunViewSet, basename="rule-run")
 
 
 def report_urls() -> list[URLPattern]:

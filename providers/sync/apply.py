@@ -12,7 +12,9 @@ issue 24).
   previous snapshot said (so a renamed transaction keeps its name). A pending row posting
   under its id is its own posted version (`pending_settled`).
 - A stored pending row the response no longer holds: pending.py (taken over by its posted
-  version, else excluded by the sync once stale)."""
+  version, else excluded by the sync once stale).
+- New rows pass through the household's rules as the ledger batch writes them; what the
+  household or its rules set stays whatever upstream says later."""
 
 from __future__ import annotations
 
@@ -132,11 +134,13 @@ def _refresh(
     """Apply upstream changes to a stored row, keeping the household's edits."""
     previous = txn.provider_snapshot or {}
     changed = ["provider_snapshot", "date", "amount", "currency", "pending", "updated_at"]
-    if txn.name == upstream_name(previous) or not previous:
+    # What the household or its rules set stays, whatever upstream says now.
+    kept = {*(txn.edited_fields or ()), *txn.rule_set_fields}
+    if "name" not in kept and (txn.name == upstream_name(previous) or not previous):
         txn.name = upstream_name(snapshot)
         changed.append("name")
     current_merchant = txn.merchant.name if txn.merchant_id else None
-    if current_merchant == previous.get("merchant") or not previous:
+    if "merchant" not in kept and (current_merchant == previous.get("merchant") or not previous):
         txn.merchant = merchants.get(snapshot["merchant"])
         changed.append("merchant")
     txn.date = row.date
