@@ -23,6 +23,12 @@ from finance.api.viewsets import FamilyViewSet
 from finance.models import Account
 from imports import docs
 from imports.models import Import, ImportRow
+from imports.request_serializers import (
+    ImportCreateRequestSerializer,
+    ImportUpdateRequestSerializer,
+    MappingsUpdateRequestSerializer,
+    RowUpdateRequestSerializer,
+)
 from imports.selectors import (
     ImportFilters,
     ImportMappingFilters,
@@ -34,15 +40,11 @@ from imports.selectors import (
     with_transaction_ids,
 )
 from imports.serializers import (
-    ImportCreateRequestSerializer,
     ImportEnvelopeSerializer,
     ImportListSerializer,
     ImportMappingListSerializer,
     ImportRowEnvelopeSerializer,
     ImportRowListSerializer,
-    ImportUpdateRequestSerializer,
-    MappingsUpdateRequestSerializer,
-    RowUpdateRequestSerializer,
     import_representation,
     mapping_representation,
     row_representation,
