@@ -11,7 +11,11 @@ A forced row skips the second check (it can never bypass the unique external id)
 
 from __future__ import annotations
 
-from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, Subquery
+from typing import Any
+
+from django.db.models import Case, Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, When
+from django.db.models.functions import Coalesce
+from django.db.models.lookups import GreaterThanOrEqual
 
 from finance.models import Transaction
 from imports.models import Import, ImportRow
@@ -20,34 +24,54 @@ from imports.services.sources import DEFAULT_SOURCE, import_source
 IMPORT_SOURCE = DEFAULT_SOURCE
 
 
-def _candidates(imp: Import):
-    return ImportRow.objects.filter(
-        data_import=imp, valid=True, skipped=False, account_id__isnull=False
-    )
+CANDIDATE = Q(valid=True, skipped=False, account_id__isnull=False)
+
+
+def _candidates(imp: Import) -> QuerySet[ImportRow]:
+    return ImportRow.objects.filter(CANDIDATE, data_import=imp)
 
 
 def import_duplicates_mark(*, data_import: Import) -> int:
+    """Bring every row's duplicate mark up to date, set-based: each row's match is computed in
+    SQL, and only rows whose mark changes are written (at most two UPDATE statements; none
+    when nothing changed since the last call, as at the publish of a re-import). Returns how
+    many rows' marks changed."""
     imp = data_import
-    ImportRow.objects.filter(data_import=imp, duplicate=True).update(
+    rows = _candidates(imp)
+    match = _match(imp, rows)
+    if match is None:
+        return ImportRow.objects.filter(data_import=imp, duplicate=True).update(
+            duplicate=False, duplicate_of=None
+        )
+    # A row that is no longer a candidate (invalid, skipped, without account) has no match.
+    every = ImportRow.objects.filter(data_import=imp).annotate(
+        match=Case(When(CANDIDATE, then=match), default=None)
+    )
+    cleared = every.filter(duplicate=True, match__isnull=True).update(
         duplicate=False, duplicate_of=None
     )
-    rows = _candidates(imp)
+    return cleared + every.filter(match__isnull=False).filter(
+        Q(duplicate=False) | Q(duplicate_of__isnull=True) | ~Q(duplicate_of=F("match"))
+    ).update(duplicate=True, duplicate_of=F("match"))
+
+
+def _match(imp: Import, rows: QuerySet[ImportRow]) -> Any:
+    """The expression of a candidate row's duplicate (the ledger row's id, or NULL), or None
+    when no row of the import can have one."""
     span = rows.aggregate(first=Min("date"), last=Max("date"))
     if span["first"] is None:
-        return 0
+        return None
     account_ids = list(rows.order_by().values_list("account_id", flat=True).distinct())
     ledger = Transaction.objects.filter(account_id__in=account_ids).exclude(import_id=imp.pk)
     source = import_source(imp)
-    marked = 0
+    matches = []
     if ledger.filter(source=source).exists():
         same_id = Transaction.objects.filter(
             account_id=OuterRef("account_id"),
             source=source,
             external_id=OuterRef("fingerprint"),
         ).exclude(import_id=imp.pk)
-        marked += rows.filter(Exists(same_id)).update(
-            duplicate=True, duplicate_of=Subquery(same_id.values("id")[:1])
-        )
+        matches.append(Subquery(same_id.values("id")[:1]))
     elsewhere = ledger.filter(date__gte=span["first"], date__lte=span["last"]).filter(
         Q(source__isnull=True) | ~Q(source=source)
     )
@@ -60,13 +84,16 @@ def import_duplicates_mark(*, data_import: Import) -> int:
             name=OuterRef("name"),
         )
         count = same.order_by().values("account_id").annotate(n=Count("id")).values("n")[:1]
-        marked += (
-            rows.filter(duplicate=False, forced=False)
-            .annotate(existing=Subquery(count))
-            .filter(existing__gte=F("occurrence"))
-            .update(
-                duplicate=True,
-                duplicate_of=Subquery(same.order_by("created_at", "id").values("id")[:1]),
+        first = Subquery(same.order_by("created_at", "id").values("id")[:1])
+        matches.append(
+            Case(
+                When(
+                    Q(forced=False) & GreaterThanOrEqual(Subquery(count), F("occurrence")),
+                    then=first,
+                ),
+                default=None,
             )
         )
-    return marked
+    if not matches:
+        return None
+    return matches[0] if len(matches) == 1 else Coalesce(*matches)
