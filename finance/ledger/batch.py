@@ -25,7 +25,7 @@ from django.db.models import Min, QuerySet
 from django.utils import timezone
 
 from finance.ledger.after import derive, merge_account_dates
-from finance.ledger.db.fastinsert import fast_insert
+from finance.ledger.db.fastinsert import fast_insert, insert_select
 from finance.ledger.pairs import legs_kinds_set, legs_move, legs_reset, legs_unpair
 from finance.ledger.rows import rows_insert, rows_write
 from finance.ledger.rules import BatchRules
@@ -157,6 +157,27 @@ class LedgerBatch:
                 firsts[key] = row[date_at]
         for (family_id, account_id), first in firsts.items():
             self.touch(family_id, account_id, first)
+
+    def write_select(
+        self,
+        names: Sequence[str],
+        select_sql: str,
+        params: Sequence[Any],
+        *,
+        written: QuerySet[Transaction],
+    ) -> int:
+        """Insert the rows of one SELECT (columns in the order of `names`) with one statement:
+        rows staged in the database, an import's, published without passing through Python.
+        `written`: the rows once inserted (their accounts' first dates are derived from).
+        The household's rules do not run here: a caller whose household has rules
+        (`has_rules`) writes through `write_values`."""
+        count = insert_select(Transaction, names, select_sql, params)
+        if count:
+            self._touch_rows(written)
+        return count
+
+    def has_rules(self, family_id: uuid.UUID) -> bool:
+        return self.rules.of(family_id) is not None
 
     def update(
         self,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import connection
 from django.db.models import Case, Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, When
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import GreaterThanOrEqual
@@ -39,6 +40,8 @@ def import_duplicates_mark(*, data_import: Import) -> int:
     imp = data_import
     rows = _candidates(imp)
     match = _match(imp, rows)
+    if match is SAME_ID_ONLY:
+        return _same_id_mark(imp)
     if match is None:
         return ImportRow.objects.filter(data_import=imp, duplicate=True).update(
             duplicate=False, duplicate_of=None
@@ -53,6 +56,41 @@ def import_duplicates_mark(*, data_import: Import) -> int:
     return cleared + every.filter(match__isnull=False).filter(
         Q(duplicate=False) | Q(duplicate_of__isnull=True) | ~Q(duplicate_of=F("match"))
     ).update(duplicate=True, duplicate_of=F("match"))
+
+
+SAME_ID_ONLY = object()  # the only duplicates possible are rows imported before: a join finds them
+
+
+def _same_id_mark(imp: Import) -> int:
+    """The marks when every duplicate is a row imported before (a re-import): two joins of the
+    import's rows with the ledger by the unique (account, source, external id), each writing
+    only the rows whose mark changes (none when nothing changed)."""
+    pg = connection.vendor == "postgresql"
+    qn = connection.ops.quote_name
+    rows, txns = qn(ImportRow._meta.db_table), qn(Transaction._meta.db_table)
+    true, false = ("true", "false") if pg else ("1", "0")
+    candidate = f"r.valid = {true} AND r.skipped = {false} AND r.account_id IS NOT NULL"
+    same = (
+        "t.account_id = r.account_id AND t.source = %(source)s AND t.external_id = r.fingerprint"
+        " AND (t.import_id IS NULL OR t.import_id <> %(import)s)"
+    )
+    params = {"import": imp.pk if pg else imp.pk.hex, "source": import_source(imp)}
+    distinct = "IS DISTINCT FROM" if pg else "IS NOT"
+    with connection.cursor() as cur:
+        cur.execute(
+            f"UPDATE {rows} AS r SET duplicate = {false}, duplicate_of = NULL "  # noqa: S608
+            f"WHERE r.data_import_id = %(import)s AND r.duplicate = {true} AND NOT ({candidate} "
+            f"AND EXISTS (SELECT 1 FROM {txns} AS t WHERE {same} AND t.id = r.duplicate_of))",
+            params,
+        )
+        changed = cur.rowcount
+        cur.execute(
+            f"UPDATE {rows} AS r SET duplicate = {true}, duplicate_of = t.id "  # noqa: S608
+            f"FROM {txns} AS t WHERE r.data_import_id = %(import)s AND {candidate} AND {same} "
+            f"AND (r.duplicate = {false} OR r.duplicate_of {distinct} t.id)",
+            params,
+        )
+        return changed + cur.rowcount
 
 
 def _match(imp: Import, rows: QuerySet[ImportRow]) -> Any:
@@ -72,6 +110,9 @@ def _match(imp: Import, rows: QuerySet[ImportRow]) -> Any:
             external_id=OuterRef("fingerprint"),
         ).exclude(import_id=imp.pk)
         matches.append(Subquery(same_id.values("id")[:1]))
+        same_source = True
+    else:
+        same_source = False
     elsewhere = ledger.filter(date__gte=span["first"], date__lte=span["last"]).filter(
         Q(source__isnull=True) | ~Q(source=source)
     )
@@ -96,4 +137,6 @@ def _match(imp: Import, rows: QuerySet[ImportRow]) -> Any:
         )
     if not matches:
         return None
+    if same_source and len(matches) == 1:
+        return SAME_ID_ONLY
     return matches[0] if len(matches) == 1 else Coalesce(*matches)

@@ -41,12 +41,11 @@ def _adapter(field: models.Field) -> Callable[[Any], Any] | None:
     return None
 
 
-def _prepare(
-    model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence[Any]]
-) -> tuple[list[str], list[tuple]]:
-    """The table's columns (given ones, then defaults) and each row's adapted values."""
+def _fixed(
+    model: type[models.Model], given: Sequence[models.Field]
+) -> list[tuple[models.Field, Any]]:
+    """The columns a writer does not give, with the value each takes."""
     meta = model._meta
-    given = [meta.get_field(name) for name in names]
     now = timezone.now()
     fixed: list[tuple[models.Field, Any]] = []
     for field in meta.concrete_fields:
@@ -62,6 +61,15 @@ def _prepare(
             fixed.append((field, field.get_default()))
         else:
             raise ValueError(f"{model.__name__}.{field.name} needs a value")
+    return fixed
+
+
+def _prepare(
+    model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence[Any]]
+) -> tuple[list[str], list[tuple]]:
+    """The table's columns (given ones, then defaults) and each row's adapted values."""
+    given = [model._meta.get_field(name) for name in names]
+    fixed = _fixed(model, given)
     columns = [f.column for f in given] + [f.column for f, _ in fixed]
     tail = tuple(_adapt(_adapter(f), v) for f, v in fixed)
     adapters = [_adapter(f) for f in given]
@@ -101,6 +109,30 @@ def fast_insert(
             sql = f"INSERT INTO {table} ({names_sql}) VALUES ({placeholders})"  # noqa: S608
             cursor.executemany(sql, params)
     return len(params)
+
+
+def insert_select(
+    model: type[models.Model], names: Sequence[str], select_sql: str, params: Sequence[Any]
+) -> int:
+    """INSERT into `model`'s table the rows of one SELECT (its columns in the order of
+    `names`, field names), in one statement: rows staged in the database (an import's) never
+    pass through Python. Columns not given take their defaults, as in `fast_insert`."""
+    given = [model._meta.get_field(name) for name in names]
+    fixed = _fixed(model, given)
+    qn = connection.ops.quote_name
+    columns = [f.column for f in given] + [f.column for f, _ in fixed]
+    tail = [_adapt(_adapter(f), v) for f, v in fixed]
+    width = len(given)
+    staged = ", ".join(f"staged.c{i}" for i in range(width))
+    defaults = ", ".join(["%s"] * len(tail))
+    sql = (
+        f"INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(c) for c in columns)}) "  # noqa: S608
+        f"SELECT {staged}{', ' if tail else ''}{defaults} "
+        f"FROM ({select_sql}) AS staged ({', '.join(f'c{i}' for i in range(width))})"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*tail, *params])  # the defaults come first in the text
+        return cursor.rowcount
 
 
 def fast_insert_new(
