@@ -11,6 +11,7 @@ A forced row skips the second check (it can never bypass the unique external id)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.db import connection
@@ -56,6 +57,27 @@ def import_duplicates_mark(*, data_import: Import) -> int:
     return cleared + every.filter(match__isnull=False).filter(
         Q(duplicate=False) | Q(duplicate_of__isnull=True) | ~Q(duplicate_of=F("match"))
     ).update(duplicate=True, duplicate_of=F("match"))
+
+
+def imported_before(imp: Import) -> Callable[[list[str]], dict[str, Any]] | None:
+    """For a file read into a fixed account that has rows imported from the same source
+    before: a lookup of a batch's fingerprints -> the ledger rows they repeat (one indexed
+    query per batch), so that a re-import's rows are written marked, never rewritten.
+    None: no row of the file can be such a duplicate (the marks wait for
+    `import_duplicates_mark`)."""
+    if imp.account_id is None:
+        return None
+    source = import_source(imp)
+    ledger = Transaction.objects.filter(account_id=imp.account_id, source=source).exclude(
+        import_id=imp.pk
+    )
+    if not ledger.exists():
+        return None
+
+    def lookup(fingerprints: list[str]) -> dict[str, Any]:
+        return dict(ledger.filter(external_id__in=fingerprints).values_list("external_id", "id"))
+
+    return lookup
 
 
 SAME_ID_ONLY = object()  # the only duplicates possible are rows imported before: a join finds them

@@ -33,6 +33,7 @@ from imports.services.config import (
     ImportOptions,
     configuration_merge,
 )
+from imports.services.dedup import imported_before
 from imports.services.formats import (
     is_statement_import,
     statement_file_check,
@@ -61,6 +62,8 @@ ROW_FIELDS = (
     "errors",
     "occurrence",
     "fingerprint",
+    "duplicate",
+    "duplicate_of",
 )
 ProgressCallback = Callable[[int], None]
 
@@ -126,6 +129,18 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
         fixed_key = str(fixed.pk) if fixed else ""
         batch: list[tuple] = []
         count = 0
+        known = imported_before(imp)
+
+        def write(batch: list[tuple]) -> None:
+            # A row repeating one imported before is written marked (a re-import's rows are
+            # never rewritten); the others wait for import_duplicates_mark.
+            found = known([r[-1] for r in batch if r[-1]]) if known else {}
+            fast_insert(
+                ImportRow,
+                ROW_FIELDS,
+                [(*r, r[-1] in found, found.get(r[-1])) for r in batch],
+            )
+
         for line_no, cells in reader.rows:
             parsed = parse_row(
                 cells, row_number=line_no, headers=reader.headers, columns=columns, rules=rules
@@ -159,13 +174,13 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
                 )
             )
             if len(batch) >= BATCH_SIZE:
-                fast_insert(ImportRow, ROW_FIELDS, batch)
+                write(batch)
                 count += len(batch)
                 batch = []
                 if on_progress:
                     on_progress(count)
         if batch:
-            fast_insert(ImportRow, ROW_FIELDS, batch)
+            write(batch)
             count += len(batch)
         del occurrences
     imp.headers = reader.headers

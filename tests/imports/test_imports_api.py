@@ -528,11 +528,11 @@ def import_rows_rewritten(import_id: str | None = None):
         out[0] = cur.fetchone()[0]
 
 
-def test_reimport_marks_each_row_once_and_publish_rewrites_none(
+def test_reimport_rows_written_marked_and_publish_rewrites_none(
     alice, django_capture_on_commit_callbacks
 ):
-    """A re-import of an all-duplicate file: its rows are marked once when the file is read,
-    and its publish writes no ledger row and rewrites no import row."""
+    """A re-import of an all-duplicate file: its rows are written marked when the file is read
+    (never rewritten), and its publish writes no ledger row and rewrites no import row."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -548,7 +548,7 @@ def test_reimport_marks_each_row_once_and_publish_rewrites_none(
     if connection.vendor == "sqlite":
         with import_rows_rewritten() as marked:
             again = european_import(alice, account).json()["data"]
-        assert marked == [5]  # each row once, by the duplicates check
+        assert marked == [0]  # written marked, as the ledger rows they repeat
     else:
         again = european_import(alice, account).json()["data"]
     assert again["stats"]["duplicates_count"] == 5
