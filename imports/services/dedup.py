@@ -84,9 +84,9 @@ SAME_ID_ONLY = object()  # the only duplicates possible are rows imported before
 
 
 def _same_id_mark(imp: Import) -> int:
-    """The marks when every duplicate is a row imported before (a re-import): two joins of the
-    import's rows with the ledger by the unique (account, source, external id), each writing
-    only the rows whose mark changes (none when nothing changed)."""
+    """The marks when every duplicate is a row imported before (a re-import): one left join
+    of the import's rows with the ledger by the unique (account, source, external id) says
+    whether any mark changes; only then two UPDATEs write the rows whose mark does."""
     pg = connection.vendor == "postgresql"
     qn = connection.ops.quote_name
     rows, txns = qn(ImportRow._meta.db_table), qn(Transaction._meta.db_table)
@@ -99,6 +99,16 @@ def _same_id_mark(imp: Import) -> int:
     params = {"import": imp.pk if pg else imp.pk.hex, "source": import_source(imp)}
     distinct = "IS DISTINCT FROM" if pg else "IS NOT"
     with connection.cursor() as cur:
+        # One left join says whether any mark is to change (a re-import's publish: none).
+        cur.execute(
+            f"SELECT 1 FROM {rows} AS r LEFT JOIN {txns} AS t ON {candidate} AND {same} "  # noqa: S608
+            f"WHERE r.data_import_id = %(import)s AND ((r.duplicate = {true} AND "
+            f"(t.id IS NULL OR r.duplicate_of IS NULL OR t.id <> r.duplicate_of)) "
+            f"OR (r.duplicate = {false} AND t.id IS NOT NULL)) LIMIT 1",
+            params,
+        )
+        if cur.fetchone() is None:
+            return 0
         cur.execute(
             f"UPDATE {rows} AS r SET duplicate = {false}, duplicate_of = NULL "  # noqa: S608
             f"WHERE r.data_import_id = %(import)s AND r.duplicate = {true} AND NOT ({candidate} "
