@@ -8,7 +8,7 @@ from typing import Any, BinaryIO
 
 from django.conf import settings
 from django.core.files.base import File
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from core.errors import ApplicationError, Conflict, ValidationFailed
@@ -45,7 +45,6 @@ from imports.services.publish import import_blockers, import_publish
 from imports.services.stats import import_stats_refresh
 
 BATCH_SIZE = 5000
-ANALYZE_ABOVE = 10_000
 ROW_FIELDS = (
     "data_import",
     "row_number",
@@ -184,10 +183,7 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
             write(batch)
             count += len(batch)
         del occurrences
-    if count >= ANALYZE_ABOVE and connection.vendor == "postgresql":
-        # The duplicates check and the publish join these rows: plan them as they are.
-        with connection.cursor() as cursor:
-            cursor.execute(f"ANALYZE {connection.ops.quote_name(ImportRow._meta.db_table)}")
+
     imp.headers = reader.headers
     imp.encoding = reader.encoding
     imp.configuration = {**config, "col_sep": reader.separator}
