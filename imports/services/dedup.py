@@ -34,16 +34,18 @@ def _candidates(imp: Import) -> QuerySet[ImportRow]:
     return ImportRow.objects.filter(CANDIDATE, data_import=imp)
 
 
-def import_duplicates_mark(*, data_import: Import) -> int:
+def import_duplicates_mark(*, data_import: Import, written_marked: bool = False) -> int:
     """Bring every row's duplicate mark up to date, set-based: each row's match is computed in
     SQL, and only rows whose mark changes are written (at most two UPDATE statements; none
     when nothing changed since the last call, as at the publish of a re-import). Returns how
-    many rows' marks changed."""
+    many rows' marks changed. `written_marked`: the rows were just written with their marks
+    by `imported_before`'s lookups (a parse): when those are the only duplicates possible,
+    nothing is left to check."""
     imp = data_import
     rows = _candidates(imp)
     match = _match(imp, rows)
     if match is SAME_ID_ONLY:
-        return _same_id_mark(imp)
+        return 0 if written_marked else _same_id_mark(imp)
     if match is None:
         return ImportRow.objects.filter(data_import=imp, duplicate=True).update(
             duplicate=False, duplicate_of=None

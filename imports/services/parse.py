@@ -191,7 +191,7 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
     mappings_sync(imp, totals)
     from imports.services.dedup import import_duplicates_mark
 
-    import_duplicates_mark(data_import=imp)
+    import_duplicates_mark(data_import=imp, written_marked=known is not None)
     import_stats_refresh(data_import=imp)
     if on_progress:
         on_progress(count)
