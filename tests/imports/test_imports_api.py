@@ -576,3 +576,25 @@ def test_reimport_rows_written_marked_and_publish_rewrites_none(
         dict(ImportRow.objects.filter(data_import_id=again["id"]).values_list("id", "duplicate_of"))
         == marks
     )
+
+
+def test_reimport_with_an_account_column_is_marked_by_the_join(
+    alice, django_capture_on_commit_callbacks
+):
+    """Rows whose account comes from a column are matched after the file is read: a
+    re-import's rows are marked by the join with the ledger, and publish writes nothing."""
+    alice.account(name="Checking")
+    content = b"date;name;amount;account\n2024-01-01;A;1;Checking\n2024-01-02;B;2;Checking\n"
+    first = upload(alice.client, content).json()["data"]
+    done = publish(alice.client, first["id"], django_capture_on_commit_callbacks)
+    assert done["verification"]["readback"]["status"] == "matched"
+    stored = set(Transaction.objects.filter(family=alice.family).values_list("pk", flat=True))
+    assert len(stored) == 2
+    again = upload(alice.client, content).json()["data"]
+    assert again["stats"]["duplicates_count"] == 2
+    marked = rows(alice.client, again["id"])
+    assert {r["duplicate_of"] for r in marked} == {str(pk) for pk in stored}
+    second = publish(alice.client, again["id"], django_capture_on_commit_callbacks)
+    assert second["status"] == "complete"
+    assert second["verification"]["readback"]["checked_counts"]["transactions"] == 0
+    assert Transaction.objects.filter(family=alice.family).count() == 2
