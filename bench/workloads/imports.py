@@ -99,7 +99,7 @@ def _met(ratio: float, target: float) -> str:
 
 
 def run(*, full: bool, backend: str) -> Report:
-    rows = 1_000_000 if full else 100_000
+    rows = int(os.environ.get("BENCH_IMPORT_ROWS") or (1_000_000 if full else 100_000))
     report = Report("import", backend, full)
     tmp = Path(tempfile.mkdtemp(prefix="bench-import-"))
     path = tmp / "rows.csv"
