@@ -57,7 +57,7 @@ class RestoreRequestSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="an archive made by an export (application/zip)")
 
     class Meta:
-        ref_name = "RestoreRequest"
+        ref_name = "RestoreCreate"
 
 
 class RestoreSerializer(serializers.Serializer):
