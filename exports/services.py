@@ -229,14 +229,32 @@ def restore_apply(
     return readback
 
 
-def restore_run(*, restore_id: str, progress: Progress | None = None) -> str:
+def restore_from_file(*, family: Family, path: Path, progress: Progress | None = None) -> Restore:
+    """Restore an archive on disk (the shell's restore_household) at once, in this process."""
+    _household_empty(family)
+    with archive_open(path) as archive:
+        counts = {kind: archive.count(kind) for kind in KINDS}
+    restore = Restore.objects.create(
+        family=family, size_bytes=path.stat().st_size, counts=counts
+    )
+    restore_run(restore_id=str(restore.pk), progress=progress, path=path)
+    restore.refresh_from_db()
+    return restore
+
+
+def restore_run(
+    *, restore_id: str, progress: Progress | None = None, path: Path | None = None
+) -> str:
+    """Run a pending restore: its uploaded archive (deleted afterwards), or `path` (kept)."""
     claimed = Restore.objects.filter(pk=restore_id, status=Restore.Status.PENDING).update(
         status=Restore.Status.RUNNING, started_at=timezone.now()
     )
     if not claimed:
         return f"restore {restore_id}: not pending"
     restore = Restore.objects.get(pk=restore_id)
-    path = Path(settings.RESTORES_DIR) / restore.file_name
+    uploaded = path is None
+    if path is None:
+        path = Path(settings.RESTORES_DIR) / restore.file_name
     outcome: dict[str, Any] = {"status": Restore.Status.COMPLETE}
     try:
         with archive_open(path) as archive:
@@ -250,7 +268,8 @@ def restore_run(*, restore_id: str, progress: Progress | None = None) -> str:
         logger.exception("restore %s failed", restore_id)
         outcome.update(status=Restore.Status.FAILED, error=f"{exc.__class__.__name__}: {exc}"[:500])
     finally:
-        path.unlink(missing_ok=True)
+        if uploaded:
+            path.unlink(missing_ok=True)
     Restore.objects.filter(pk=restore.pk).update(
         completed_at=timezone.now(), file_name="", **outcome
     )

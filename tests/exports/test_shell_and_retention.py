@@ -1,0 +1,89 @@
+"""The shell commands, the admin page and the retention of archives (issue 23)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from exports.models import Export
+from exports.services import exports_expire
+from exports.tasks import exports_expire_task
+from finance.models import Transaction, User
+from tests.exports.helpers import build_rich_household, canonical, ok, read_archive
+
+pytestmark = pytest.mark.django_db
+
+
+def test_export_and_restore_from_the_shell(alice, tmp_path, django_capture_on_commit_callbacks):
+    build_rich_household(alice, django_capture_on_commit_callbacks)
+    archive = tmp_path / "alice.zip"
+    out = io.StringIO()
+    call_command("export_household", str(archive), "--email", "ALICE@example.com", stdout=out)
+    assert "exported transactions:" in out.getvalue() and f"Wrote {archive}" in out.getvalue()
+    # WHEN it is restored for a new user: the household and its user are created
+    out = io.StringIO()
+    call_command("restore_household", str(archive), "--email", "dora@example.com", stdout=out)
+    assert "restored transactions:" in out.getvalue() and '"status": "matched"' in out.getvalue()
+    dora = User.objects.get(email="dora@example.com")
+    assert dora.family.name == alice.family.name and dora.family_id != alice.family.pk
+    assert Transaction.objects.filter(family=dora.family).count() == Transaction.objects.filter(
+        family=alice.family
+    ).count()
+    # THEN dora's archive is alice's, record by record
+    again = tmp_path / "dora.zip"
+    call_command("export_household", str(again), "--email", "dora@example.com", stdout=io.StringIO())
+    assert canonical(read_archive(again.read_bytes())[1]) == canonical(
+        read_archive(archive.read_bytes())[1]
+    )
+    # AND a second restore into dora's household (which has accounts now) is refused
+    with pytest.raises(CommandError, match="already has accounts"):
+        call_command("restore_household", str(archive), "--email", "dora@example.com", stdout=io.StringIO())
+    # a file that is no archive is refused before any household is made
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"not a zip")
+    with pytest.raises(CommandError, match="not a ZIP"):
+        call_command("restore_household", str(junk), "--email", "erin@example.com", stdout=io.StringIO())
+    assert not User.objects.filter(email="erin@example.com").exists()
+
+
+def test_export_household_needs_a_household_user(tmp_path):
+    with pytest.raises(CommandError, match="No household user"):
+        call_command("export_household", str(tmp_path / "x.zip"), "--email", "nobody@example.com")
+
+
+def test_old_archives_are_deleted_by_the_beat_task(alice, settings, django_capture_on_commit_callbacks):
+    settings.EXPORT_RETENTION_HOURS = 72
+    alice.account(name="Cash")
+    with django_capture_on_commit_callbacks(execute=True):
+        old_id = ok(alice.client.post("/api/v1/exports"), 202)["id"]
+        new_id = ok(alice.client.post("/api/v1/exports"), 202)["id"]
+    old, new = Export.objects.get(pk=old_id), Export.objects.get(pk=new_id)
+    old_file = Path(settings.EXPORTS_DIR) / old.file_name
+    new_file = Path(settings.EXPORTS_DIR) / new.file_name
+    assert old_file.is_file() and new_file.is_file()
+    Export.objects.filter(pk=old.pk).update(created_at=timezone.now() - dt.timedelta(hours=73))
+    # WHEN the scheduled task runs
+    assert exports_expire_task.delay().get() == "expired 1 exports"
+    # THEN the old archive and its export are gone, the recent one is kept
+    assert not old_file.exists() and not Export.objects.filter(pk=old.pk).exists()
+    assert new_file.is_file()
+    r = alice.client.get(f"/api/v1/exports/{old_id}")
+    assert r.status_code == 404
+    assert alice.client.get(f"/api/v1/exports/{new_id}/download").status_code == 200
+    # the setting is honoured: a shorter retention takes the recent one too
+    settings.EXPORT_RETENTION_HOURS = 1
+    assert exports_expire(now=timezone.now() + dt.timedelta(hours=2)) == 1
+    assert not new_file.exists()
+
+
+def test_the_retention_task_is_scheduled():
+    from config.schedule import beat_schedule
+
+    entry = beat_schedule()["Delete expired exports"]
+    assert entry["task"] == "exports.expire"
+
