@@ -9,6 +9,7 @@ import os
 import shutil
 import tempfile
 import uuid
+from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any
 
@@ -163,6 +164,24 @@ class _ReadbackMismatch(Exception):
         self.readback = readback
 
 
+def _account_sums(family: Family) -> dict[str, Decimal]:
+    """The sum of the transactions per account and currency, exact: SQLite sums decimals as
+    floating point, so there the rows are added up here."""
+    rows = Transaction.objects.filter(family=family).order_by()
+    if connection.vendor == "postgresql":
+        return {
+            f"{row['account_id']}:{row['currency']}": row["total"]
+            for row in rows.values("account_id", "currency").annotate(total=Sum("amount"))
+        }
+    sums: dict[str, Decimal] = {}
+    for account_id, currency, amount in rows.values_list("account_id", "currency", "amount").iterator(
+        chunk_size=10_000
+    ):
+        key = f"{account_id}:{currency}"
+        sums[key] = sums.get(key, Decimal(0)) + amount
+    return sums
+
+
 def restore_readback(*, family: Family, archive: Archive, namespace: uuid.UUID) -> dict[str, Any]:
     """Counts per kind and sums per account, read back from the database, against the
     manifest (as imports read theirs back, imports/services/verify.py)."""
@@ -176,13 +195,7 @@ def restore_readback(*, family: Family, archive: Archive, namespace: uuid.UUID) 
     for key, total in archive.manifest["sums"].items():
         account_id, _, currency = str(key).partition(":")
         want[f"{uuid.uuid5(namespace, account_id)}:{currency}"] = str(total)
-    have = {
-        f"{row['account_id']}:{row['currency']}": str(row["total"].normalize())
-        for row in Transaction.objects.filter(family=family)
-        .order_by()
-        .values("account_id", "currency")
-        .annotate(total=Sum("amount"))
-    }
+    have = {key: str(total.normalize()) for key, total in _account_sums(family).items()}
     sums = {
         key: {"expected": want.get(key, "0"), "actual": have.get(key, "0")}
         for key in sorted(set(want) | set(have))
