@@ -50,9 +50,11 @@ def household_archive_write(
     *, family: Family, path: Path, progress: Progress | None = None
 ) -> ArchiveSummary:
     """Write the household's archive to `path` from one consistent snapshot of its data (a
-    read-only repeatable-read transaction on PostgreSQL; SQLite's read transaction is one)."""
+    read-only repeatable-read transaction on PostgreSQL when this opens the transaction;
+    SQLite's read transaction is one)."""
+    outermost = not connection.in_atomic_block
     with transaction.atomic():
-        if connection.vendor == "postgresql":
+        if connection.vendor == "postgresql" and outermost:
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         return archive_write(family=family, path=path, progress=progress)
