@@ -74,7 +74,12 @@ CSV_COLUMNS = (
 # show but the records need to come back exactly (balances' anchors, what rules and the user
 # set, a provider's last snapshot, holdings' unrounded values).
 EXTRAS = {
-    "accounts": ("opening_balance", "opening_balance_date", "reported_balance", "reported_balance_at"),
+    "accounts": (
+        "opening_balance",
+        "opening_balance_date",
+        "reported_balance",
+        "reported_balance_at",
+    ),
     "securities": ("household",),
     "transactions": (
         "excluded_by_sync",
@@ -118,7 +123,10 @@ def _transaction(txn: Transaction) -> dict[str, Any]:
 
 
 def _security(security: Any) -> dict[str, Any]:
-    return {**SecuritySerializer().to_representation(security), "household": security.family_id is not None}
+    return {
+        **SecuritySerializer().to_representation(security),
+        "household": security.family_id is not None,
+    }
 
 
 def _holding(holding: Any) -> dict[str, Any]:
@@ -188,7 +196,9 @@ class ArchiveSummary:
     size_bytes: int = 0
 
     def kind_counts(self) -> dict[str, int]:
-        return {name.rsplit(".", 1)[0]: n for name, n in self.counts.items() if name.endswith(".jsonl")}
+        return {
+            name.rsplit(".", 1)[0]: n for name, n in self.counts.items() if name.endswith(".jsonl")
+        }
 
 
 def _csv_row(line: dict[str, Any]) -> list[Any]:
@@ -240,7 +250,9 @@ def _write_kind(
         progress(kind, member.lines)
 
 
-def archive_write(*, family: Family, path: Path, progress: Progress | None = None) -> ArchiveSummary:
+def archive_write(
+    *, family: Family, path: Path, progress: Progress | None = None
+) -> ArchiveSummary:
     """Write the household's archive to `path` (a new file); return what the manifest says."""
     summary = ArchiveSummary()
     querysets = archive_querysets(family=family)
@@ -275,4 +287,3 @@ def archive_write(*, family: Family, path: Path, progress: Progress | None = Non
         archive.writestr(MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False))
     summary.size_bytes = path.stat().st_size
     return summary
-

@@ -39,6 +39,9 @@ class Export(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = "export"
+        # The admin's name for the exports page (its index links to it by this name).
+        verbose_name_plural = "Export my data"
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["family", "-created_at"], name="export_family_created")]
 

@@ -84,7 +84,9 @@ class Archive:
         problems = [MISSING_FILE.format(name=n) for n in expected if n not in present]
         listed = set(self.manifest["sha256"]) | {MANIFEST}
         problems += [UNLISTED_FILE.format(name=n) for n in sorted(present - listed)]
-        problems += [MISSING_FILE.format(name=n) for n in expected if n not in self.manifest["sha256"]]
+        problems += [
+            MISSING_FILE.format(name=n) for n in expected if n not in self.manifest["sha256"]
+        ]
         if problems:
             raise ValidationFailed(list(dict.fromkeys(problems)))
         for name in expected:

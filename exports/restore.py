@@ -199,7 +199,9 @@ class Restorer:
                 *self._stamps(line),
             )  # fmt: skip
 
-        self._insert("tags", Tag, ("id", "family", "name", "color", "created_at", "updated_at"), tag)
+        self._insert(
+            "tags", Tag, ("id", "family", "name", "color", "created_at", "updated_at"), tag
+        )
 
     def securities_(self) -> None:
         """The household's own securities come back as its own; shared reference securities
@@ -278,7 +280,14 @@ class Restorer:
             self.batch.write_values(TRANSACTION_FIELDS, rows, tag_links=links, rules=False)
 
     def pairs(self) -> None:
-        names = ("id", "family", "inflow_transaction", "outflow_transaction", "created_at", "updated_at")
+        names = (
+            "id",
+            "family",
+            "inflow_transaction",
+            "outflow_transaction",
+            "created_at",
+            "updated_at",
+        )
 
         def transfer(line: dict[str, Any]) -> tuple:
             pk = self.new(line["id"])

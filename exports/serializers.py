@@ -10,7 +10,9 @@ from rest_framework import serializers
 from exports.models import Export, Restore, Status
 from finance.serializers.fields import UtcDateTimeField, iso_utc
 
-COUNTS_HELP = "records per kind (accounts, transactions, ...), as the archive's manifest counts them"
+COUNTS_HELP = (
+    "records per kind (accounts, transactions, ...), as the archive's manifest counts them"
+)
 
 
 class ExportStartedSerializer(serializers.Serializer):

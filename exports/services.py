@@ -176,9 +176,9 @@ def _account_sums(family: Family) -> dict[str, Decimal]:
             for row in rows.values("account_id", "currency").annotate(total=Sum("amount"))
         }
     sums: dict[str, Decimal] = {}
-    for account_id, currency, amount in rows.values_list("account_id", "currency", "amount").iterator(
-        chunk_size=10_000
-    ):
+    for account_id, currency, amount in rows.values_list(
+        "account_id", "currency", "amount"
+    ).iterator(chunk_size=10_000):
         key = f"{account_id}:{currency}"
         sums[key] = sums.get(key, Decimal(0)) + amount
     return sums
@@ -249,9 +249,7 @@ def restore_from_file(*, family: Family, path: Path, progress: Progress | None =
     _household_empty(family)
     with archive_open(path) as archive:
         counts = {kind: archive.count(kind) for kind in KINDS}
-    restore = Restore.objects.create(
-        family=family, size_bytes=path.stat().st_size, counts=counts
-    )
+    restore = Restore.objects.create(family=family, size_bytes=path.stat().st_size, counts=counts)
     restore_run(restore_id=str(restore.pk), progress=progress, path=path)
     restore.refresh_from_db()
     return restore

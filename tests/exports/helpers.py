@@ -40,7 +40,9 @@ def build_rich_household(household: Any, capture: Any) -> None:
     confirmed and rejected, an import, a rule, exchange rates, security prices and a provider
     connection with its secret, all over HTTP but the connection (which needs a bank)."""
     account = lambda **f: post(household, "/api/v1/accounts", {"account": f})  # noqa: E731
-    checking = account(name="Checking", currency="USD", balance="1000.00", balance_date="2024-01-01")
+    checking = account(
+        name="Checking", currency="USD", balance="1000.00", balance_date="2024-01-01"
+    )
     savings = account(name="Savings", currency="USD")
     euro = account(name="Girokonto", currency="EUR", institution_name="Sparkasse")
     yen = account(name="Yen wallet", currency="JPY")
@@ -77,7 +79,15 @@ def build_rich_household(household: Any, capture: Any) -> None:
     )  # fmt: skip
     txn(household, euro, "2024-02-03", "12.34", "Bäckerei", tag_ids=[trip["id"]])
     txn(household, yen, "2024-02-04", "1500", "Ramen")
-    txn(household, checking, "2024-02-05", "-2500.00", "Salary", external_id="pay-1", source="payroll")
+    txn(
+        household,
+        checking,
+        "2024-02-05",
+        "-2500.00",
+        "Salary",
+        external_id="pay-1",
+        source="payroll",
+    )
     # a confirmed transfer, and a rejected one
     txn(household, checking, "2024-03-01", "500.00", "To savings")
     txn(household, savings, "2024-03-02", "-500.00", "From checking")
@@ -88,8 +98,11 @@ def build_rich_household(household: Any, capture: Any) -> None:
     by_amount = {t["amount"]: t for t in transfers}
     ok(household.client.post(f"/api/v1/transfers/{by_amount['500.00']['id']}/confirm"), 200)
     ok(household.client.post(f"/api/v1/transfers/{by_amount['75.00']['id']}/reject"), 200)
-    # a trading account: a deposit, buys, a sell, a dividend, a price
-    trade = lambda **f: post(household, "/api/v1/trades", {"trade": {"account_id": broker["id"], **f}})  # noqa: E731
+
+    # a trading account: a deposit, buys, a sell, a price
+    def trade(**fields: Any) -> None:
+        post(household, "/api/v1/trades", {"trade": {"account_id": broker["id"], **fields}})
+
     trade(date="2024-01-02", type="deposit", amount="5000")
     trade(date="2024-01-03", ticker="VTI", qty=10, price="200.5")
     trade(date="2024-01-04", ticker="AAPL", qty="2.5", price=180)
@@ -104,8 +117,15 @@ def build_rich_household(household: Any, capture: Any) -> None:
     post(
         household,
         "/api/v1/exchange_rates",
-        {"exchange_rate": {"date": "2024-02-01", "from_currency": "EUR", "to_currency": "USD", "rate": "1.0812"}},
-    )  # fmt: skip
+        {
+            "exchange_rate": {
+                "date": "2024-02-01",
+                "from_currency": "EUR",
+                "to_currency": "USD",
+                "rate": "1.0812",
+            }
+        },
+    )
     # an import, published
     content = b"Date,Name,Amount\n2024-04-01,Imported one,-10.00\n2024-04-02,Imported two,20.5\n"
     upload = SimpleUploadedFile("bank.csv", content, content_type="text/csv")

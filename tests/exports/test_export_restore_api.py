@@ -87,7 +87,9 @@ def test_a_rich_household_round_trips_record_by_record(alice, django_capture_on_
     # AND its records are alice's, field for field, ids aside, every reference rebuilt
     _, bob_records, _ = read_archive(export_bytes(bob, capture)[1])
     assert canonical(bob_records) == canonical(records)
-    assert not {r["id"] for r in records["transactions"]} & {r["id"] for r in bob_records["transactions"]}
+    assert not {r["id"] for r in records["transactions"]} & {
+        r["id"] for r in bob_records["transactions"]
+    }
     # connections come back listed, waiting for new credentials
     (back,) = bob_records["provider_connections"]
     assert back["status"] == "requires_update" and len(back["accounts"]) == 1
@@ -96,7 +98,9 @@ def test_a_rich_household_round_trips_record_by_record(alice, django_capture_on_
     assert {a["name"]: a["balance"] for a in bob_records["accounts"]} == alice_balances
 
 
-def test_a_tampered_archive_is_refused_with_nothing_written(alice, django_capture_on_commit_callbacks):
+def test_a_tampered_archive_is_refused_with_nothing_written(
+    alice, django_capture_on_commit_callbacks
+):
     capture = django_capture_on_commit_callbacks
     build_rich_household(alice, capture)
     _, data = export_bytes(alice, capture)
@@ -117,7 +121,9 @@ def test_a_tampered_archive_is_refused_with_nothing_written(alice, django_captur
     corrupt[len(corrupt) // 3] ^= 0xFF
     assert_error(restore(bob, capture, bytes(corrupt)), 422, "validation_failed")
     # not a zip at all
-    body = assert_error(restore(bob, capture, b"date,amount\n2024-01-01,1\n", "x.csv"), 422, "validation_failed")
+    body = assert_error(
+        restore(bob, capture, b"date,amount\n2024-01-01,1\n", "x.csv"), 422, "validation_failed"
+    )
     assert body["errors"] == [reader.NOT_A_ZIP]
     # a zip of another format
     other = io.BytesIO()
@@ -131,7 +137,9 @@ def test_a_tampered_archive_is_refused_with_nothing_written(alice, django_captur
     assert not bob.family.restores.exists()
 
 
-def test_restore_into_a_household_with_accounts_is_a_conflict(alice, django_capture_on_commit_callbacks):
+def test_restore_into_a_household_with_accounts_is_a_conflict(
+    alice, django_capture_on_commit_callbacks
+):
     capture = django_capture_on_commit_callbacks
     build_rich_household(alice, capture)
     _, data = export_bytes(alice, capture)
@@ -141,7 +149,9 @@ def test_restore_into_a_household_with_accounts_is_a_conflict(alice, django_capt
     assert not alice.family.restores.exists()
 
 
-def test_another_households_export_and_restore_are_invisible(alice, charlie, django_capture_on_commit_callbacks):
+def test_another_households_export_and_restore_are_invisible(
+    alice, charlie, django_capture_on_commit_callbacks
+):
     capture = django_capture_on_commit_callbacks
     alice.account(name="Cash")
     export, data = export_bytes(alice, capture)

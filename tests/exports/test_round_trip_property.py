@@ -20,7 +20,7 @@ _names = itertools.count()
 
 CURRENCIES = ("USD", "EUR", "JPY")
 TYPES = ("depository", "credit_card", "investment", "loan")
-text = st.text(alphabet=string.ascii_letters + " äß€\n,\"", min_size=1, max_size=12).filter(
+text = st.text(alphabet=string.ascii_letters + ' äß€\n,"', min_size=1, max_size=12).filter(
     lambda s: s.strip()
 )
 
@@ -40,7 +40,9 @@ households = st.fixed_dictionaries(
                     "name": text,
                     "notes": st.none() | text,
                     "category": st.none() | st.integers(min_value=0, max_value=3),
-                    "tags": st.lists(st.integers(min_value=0, max_value=2), max_size=2, unique=True),
+                    "tags": st.lists(
+                        st.integers(min_value=0, max_value=2), max_size=2, unique=True
+                    ),
                     "excluded": st.booleans(),
                     "mirror": st.none() | st.integers(min_value=0, max_value=3),
                 }
@@ -64,16 +66,22 @@ def _amount(cents: int, currency: str) -> str:
 
 def build(household, spec) -> None:
     accounts = [
-        post(household, "/api/v1/accounts", {"account": {"name": f"A{i}", "currency": c, "account_type": t}})
+        post(
+            household,
+            "/api/v1/accounts",
+            {"account": {"name": f"A{i}", "currency": c, "account_type": t}},
+        )
         for i, (c, t) in enumerate(spec["accounts"])
-    ]  # fmt: skip
+    ]
     categories: list[dict] = []
     for i, parent in enumerate(spec["categories"]):
         fields = {"name": f"C{i}"}
         if 0 <= parent < len(categories):
             fields["parent_id"] = categories[parent]["id"]
         categories.append(post(household, "/api/v1/categories", {"category": fields}))
-    tags = [post(household, "/api/v1/tags", {"tag": {"name": f"T{i}"}}) for i in range(spec["tags"])]
+    tags = [
+        post(household, "/api/v1/tags", {"tag": {"name": f"T{i}"}}) for i in range(spec["tags"])
+    ]
     for row in spec["transactions"]:
         account = accounts[row["account"] % len(accounts)]
         fields = {
@@ -103,7 +111,13 @@ def build(household, spec) -> None:
             ok(household.client.post(f"/api/v1/transfers/{transfer['id']}/{decision}"), 200)
     brokers = [a for a in accounts if a["account_type"] == "investment"]
     for ticker, qty in spec["buys"] if brokers else ():
-        body = {"account_id": brokers[0]["id"], "date": "2024-03-05", "ticker": ticker, "qty": qty, "price": "12.5"}
+        body = {
+            "account_id": brokers[0]["id"],
+            "date": "2024-03-05",
+            "ticker": ticker,
+            "qty": qty,
+            "price": "12.5",
+        }
         post(household, "/api/v1/trades", {"trade": body})
 
 
@@ -130,7 +144,9 @@ def test_export_restore_export_gives_the_same_records(spec, django_capture_on_co
     first = export(source, capture)
     upload = SimpleUploadedFile("a.zip", first, content_type="application/zip")
     with capture(execute=True):
-        restore = ok(target.client.post("/api/v1/restores", {"file": upload}, format="multipart"), 202)
+        restore = ok(
+            target.client.post("/api/v1/restores", {"file": upload}, format="multipart"), 202
+        )
     done = ok(target.client.get(f"/api/v1/restores/{restore['id']}"), 200)
     assert done["status"] == "complete", (done["error"], (done["readback"] or {}).get("mismatches"))
     assert done["readback"]["status"] == "matched"

@@ -31,23 +31,30 @@ def test_export_and_restore_from_the_shell(alice, tmp_path, django_capture_on_co
     assert "restored transactions:" in out.getvalue() and '"status": "matched"' in out.getvalue()
     dora = User.objects.get(email="dora@example.com")
     assert dora.family.name == alice.family.name and dora.family_id != alice.family.pk
-    assert Transaction.objects.filter(family=dora.family).count() == Transaction.objects.filter(
-        family=alice.family
-    ).count()
+    assert (
+        Transaction.objects.filter(family=dora.family).count()
+        == Transaction.objects.filter(family=alice.family).count()
+    )
     # THEN dora's archive is alice's, record by record
     again = tmp_path / "dora.zip"
-    call_command("export_household", str(again), "--email", "dora@example.com", stdout=io.StringIO())
+    call_command(
+        "export_household", str(again), "--email", "dora@example.com", stdout=io.StringIO()
+    )
     assert canonical(read_archive(again.read_bytes())[1]) == canonical(
         read_archive(archive.read_bytes())[1]
     )
     # AND a second restore into dora's household (which has accounts now) is refused
     with pytest.raises(CommandError, match="already has accounts"):
-        call_command("restore_household", str(archive), "--email", "dora@example.com", stdout=io.StringIO())
+        call_command(
+            "restore_household", str(archive), "--email", "dora@example.com", stdout=io.StringIO()
+        )
     # a file that is no archive is refused before any household is made
     junk = tmp_path / "junk.zip"
     junk.write_bytes(b"not a zip")
     with pytest.raises(CommandError, match="not a ZIP"):
-        call_command("restore_household", str(junk), "--email", "erin@example.com", stdout=io.StringIO())
+        call_command(
+            "restore_household", str(junk), "--email", "erin@example.com", stdout=io.StringIO()
+        )
     assert not User.objects.filter(email="erin@example.com").exists()
 
 
@@ -56,7 +63,9 @@ def test_export_household_needs_a_household_user(tmp_path):
         call_command("export_household", str(tmp_path / "x.zip"), "--email", "nobody@example.com")
 
 
-def test_old_archives_are_deleted_by_the_beat_task(alice, settings, django_capture_on_commit_callbacks):
+def test_old_archives_are_deleted_by_the_beat_task(
+    alice, settings, django_capture_on_commit_callbacks
+):
     settings.EXPORT_RETENTION_HOURS = 72
     alice.account(name="Cash")
     with django_capture_on_commit_callbacks(execute=True):
@@ -87,3 +96,60 @@ def test_the_retention_task_is_scheduled():
     entry = beat_schedule()["Delete expired exports"]
     assert entry["task"] == "exports.expire"
 
+
+def _admin_client(household):
+    from django.test import Client
+
+    from finance.services.households import household_permissions_grant
+
+    household_permissions_grant(user=household.user)
+    client = Client()
+    client.force_login(household.user)
+    return client
+
+
+def test_the_export_my_data_page(alice, charlie, django_capture_on_commit_callbacks):
+    alice.account(name="Cash")
+    client = _admin_client(alice)
+    # GIVEN the start page, WHEN alice presses the button
+    page = client.get("/admin/exports/export/add/")
+    assert (
+        page.status_code == 200
+        and b"Export now" in page.content
+        and b"id_family" not in page.content
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        r = client.post("/admin/exports/export/add/", {"family": str(charlie.family.pk)})
+    assert r.status_code == 302
+    # THEN her household (never the one she named) is exported, listed with its download
+    export = Export.objects.get()
+    assert export.family == alice.family and export.status == Export.Status.COMPLETE
+    listing = client.get("/admin/exports/export/").content.decode()
+    assert "Export my data" in listing
+    download = f"/admin/exports/export/{export.pk}/download/"
+    assert download in listing
+    r = client.get(download)
+    assert r.status_code == 200 and r["Content-Type"] == "application/zip"
+    assert b"".join(r.streaming_content)[:2] == b"PK"
+    # AND charlie neither sees it nor downloads it
+    stranger = _admin_client(charlie)
+    assert download not in stranger.get("/admin/exports/export/").content.decode()
+    assert stranger.get(download).status_code == 404
+
+
+def test_staff_can_export_any_household(alice, django_capture_on_commit_callbacks):
+    from django.test import Client
+
+    from tests.factories import UserFactory
+
+    alice.account(name="Cash")
+    operator = UserFactory(is_superuser=True, is_staff=True, family=None)
+    client = Client()
+    client.force_login(operator)
+    page = client.get("/admin/exports/export/add/")
+    assert b"id_family" in page.content and alice.family.name.encode() in page.content
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post("/admin/exports/export/add/", {"family": str(alice.family.pk)})
+    export = Export.objects.get()
+    assert export.family == alice.family and export.requested_by == operator
+    assert client.get(f"/admin/exports/export/{export.pk}/download/").status_code == 200

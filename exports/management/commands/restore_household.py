@@ -24,7 +24,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="an archive made by an export")
-        parser.add_argument("--email", required=True, help="the household's user (created if missing)")
+        parser.add_argument(
+            "--email", required=True, help="the household's user (created if missing)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         path = Path(options["file"])
