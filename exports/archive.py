@@ -26,6 +26,7 @@ from typing import IO, Any
 
 from django.utils import timezone
 
+from exports.rows import transaction_rows
 from exports.selectors import KINDS, archive_querysets
 from finance.models import Account, Family, Transaction
 from finance.serializers.fast import transaction_representation
@@ -261,8 +262,12 @@ def archive_write(
         tempfile.TemporaryFile("w+", newline="", encoding="utf-8", dir=path.parent) as spool,
     ):
         for kind in KINDS:
-            rows = querysets[kind].iterator(chunk_size=CHUNK)
             is_transactions = kind == "transactions"
+            rows = (
+                transaction_rows(family=family, chunk=CHUNK)
+                if is_transactions
+                else querysets[kind].iterator(chunk_size=CHUNK)
+            )
             if is_transactions:
                 csv.writer(spool).writerow(CSV_COLUMNS)
             _write_kind(archive, kind, rows, summary, progress, spool if is_transactions else None)
