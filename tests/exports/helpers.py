@@ -11,6 +11,7 @@ from typing import Any
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from exports.selectors import KINDS
+from finance.models import Account
 from providers.models import ProviderConnection
 from tests.providers.factories import ProviderAccountFactory, ProviderConnectionFactory
 
@@ -140,7 +141,12 @@ def build_rich_household(household: Any, capture: Any) -> None:
     connection = ProviderConnectionFactory(family=household.family, name="My bank")
     connection.credential = PROVIDER_SECRET
     connection.save()
-    ProviderAccountFactory(connection=connection, upstream_id="acc-1", name="Bank checking")
+    ProviderAccountFactory(
+        connection=connection,
+        upstream_id="acc-1",
+        name="Bank checking",
+        account=Account.objects.get(pk=euro["id"]),
+    )
     assert ProviderConnection.objects.filter(family=household.family).count() == 1
 
 

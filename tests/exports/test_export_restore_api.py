@@ -93,6 +93,8 @@ def test_a_rich_household_round_trips_record_by_record(alice, django_capture_on_
     # connections come back listed, waiting for new credentials
     (back,) = bob_records["provider_connections"]
     assert back["status"] == "requires_update" and len(back["accounts"]) == 1
+    girokonto = next(a for a in bob_records["accounts"] if a["name"] == "Girokonto")
+    assert back["accounts"][0]["account_id"] == girokonto["id"]
     assert ok(bob.client.get("/api/v1/accounts"), 200)
     alice_balances = {a["name"]: a["balance"] for a in records["accounts"]}
     assert {a["name"]: a["balance"] for a in bob_records["accounts"]} == alice_balances
