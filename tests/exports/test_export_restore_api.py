@@ -166,3 +166,38 @@ def test_another_households_export_and_restore_are_invisible(
 
 def test_a_read_key_cannot_start_an_export_or_a_restore(alice):
     assert_error(alice.read_client.post("/api/v1/exports"), 403, "insufficient_scope")
+
+
+def test_a_restore_that_fails_midway_keeps_nothing(alice, django_capture_on_commit_callbacks):
+    """The manifest's sums are not covered by a checksum: an archive whose sums lie passes the
+    verification, is written, fails its readback, and the whole transaction is rolled back."""
+    capture = django_capture_on_commit_callbacks
+    build_rich_household(alice, capture)
+    _, data = export_bytes(alice, capture)
+    lying = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(lying, "w") as out:
+        for item in source.infolist():
+            body = source.read(item.filename)
+            if item.filename == "manifest.json":
+                manifest = json.loads(body)
+                key = next(iter(manifest["sums"]))
+                manifest["sums"][key] = "123456.78"
+                body = json.dumps(manifest).encode()
+            out.writestr(item.filename, body)
+    bob = make_household("bob")
+    accepted = ok(restore(bob, capture, lying.getvalue()), 202)
+    done = ok(bob.client.get(f"/api/v1/restores/{accepted['id']}"), 200)
+    assert done["status"] == "failed" and "nothing was kept" in done["error"]
+    assert done["readback"]["status"] == "mismatch" and "sums" in done["readback"]["mismatches"]
+    assert not Account.objects.filter(family=bob.family).exists()
+    assert not Transaction.objects.filter(family=bob.family).exists()
+    assert not Category.objects.filter(family=bob.family).exists()
+    assert not ProviderConnection.objects.filter(family=bob.family).exists()
+
+
+def test_a_restore_larger_than_its_limit_is_refused(alice, settings):
+    settings.RESTORE_MAX_UPLOAD_BYTES = 1000
+    upload = SimpleUploadedFile("big.zip", b"x" * 5000, content_type="application/zip")
+    r = alice.client.post("/api/v1/restores", {"file": upload}, format="multipart")
+    assert_error(r, 413, "payload_too_large")
+    assert not alice.family.restores.exists()
