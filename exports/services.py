@@ -31,6 +31,7 @@ from finance.serializers.fields import iso_utc
 
 logger = logging.getLogger("exports")
 UPLOAD_CHUNK = 1 << 20
+ABANDONED = "The restore's worker stopped before it finished: nothing was kept."
 
 
 def exports_dir() -> Path:
@@ -110,17 +111,26 @@ def export_run(*, export_id: str, progress: Progress | None = None) -> str:
 
 
 def exports_expire(*, now: dt.datetime | None = None) -> int:
-    """Delete exports (and their files) older than EXPORT_RETENTION_HOURS, and any
-    half-written file left as old by a worker that died; returns how many exports went."""
+    """Delete exports (and their files) older than EXPORT_RETENTION_HOURS, any half-written
+    file as old, and the uploads of restores abandoned as long ago; returns how many exports
+    went."""
     cutoff = (now or timezone.now()) - dt.timedelta(hours=settings.EXPORT_RETENTION_HOURS)
     gone = 0
-    for export in Export.objects.filter(created_at__lt=cutoff).exclude(
-        status__in=(Export.Status.PENDING, Export.Status.RUNNING)
-    ):
+    # An export still pending or running this long ago lost its worker: it goes too.
+    for export in Export.objects.filter(created_at__lt=cutoff):
         if export.file_name:
             (Path(settings.EXPORTS_DIR) / export.file_name).unlink(missing_ok=True)
         export.delete()
         gone += 1
+    # A restore whose worker died keeps its upload no longer than an export is kept.
+    for restore in Restore.objects.filter(
+        created_at__lt=cutoff, status__in=(Restore.Status.PENDING, Restore.Status.RUNNING)
+    ):
+        if restore.file_name:
+            (Path(settings.RESTORES_DIR) / restore.file_name).unlink(missing_ok=True)
+        Restore.objects.filter(pk=restore.pk).update(
+            status=Restore.Status.FAILED, file_name="", error=ABANDONED, completed_at=timezone.now()
+        )
     root = Path(settings.EXPORTS_DIR)
     if root.is_dir():
         for leftover in root.glob("*/.export-*.zip"):

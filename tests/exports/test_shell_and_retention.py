@@ -153,3 +153,20 @@ def test_staff_can_export_any_household(alice, django_capture_on_commit_callback
     export = Export.objects.get()
     assert export.family == alice.family and export.requested_by == operator
     assert client.get(f"/admin/exports/export/{export.pk}/download/").status_code == 200
+
+
+def test_an_abandoned_restore_loses_its_upload(alice, settings):
+    from exports.models import Restore
+
+    upload = Path(settings.RESTORES_DIR) / "left.zip"
+    upload.parent.mkdir(parents=True, exist_ok=True)
+    upload.write_bytes(b"PK")
+    restore = Restore.objects.create(family=alice.family, file_name="left.zip")
+    Restore.objects.filter(pk=restore.pk).update(
+        created_at=timezone.now() - dt.timedelta(hours=settings.EXPORT_RETENTION_HOURS + 1)
+    )
+    exports_expire()
+    restore.refresh_from_db()
+    assert restore.status == Restore.Status.FAILED and not upload.exists()
+    r = alice.client.get(f"/api/v1/restores/{restore.pk}")
+    assert r.status_code == 200 and r.json()["error"]
