@@ -208,6 +208,7 @@ SPECTACULAR_SETTINGS = {
         "ImportStatusEnum": "imports.models.Import.Status",
         "ImportMappingKindEnum": "imports.models.ImportMapping.Kind",
         "ImportReadbackStatusEnum": "imports.serializers.READBACK_STATUSES",
+        "ExportStatusEnum": "exports.models.Status",
     },
     "SECURITY": [],
     "DISABLE_ERRORS_AND_WARNINGS": True,
