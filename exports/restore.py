@@ -18,11 +18,12 @@ from typing import Any
 
 from core.errors import Conflict
 from exports.reader import Archive
+from exports.restore_investments import InvestmentsAndConnections
+from exports.restore_values import day, dec, instant, ref
 from finance.ledger import LedgerBatch, fast_insert
 from finance.models import (
     Account,
     Category,
-    ExchangeRate,
     Family,
     Merchant,
     RejectedTransfer,
@@ -31,12 +32,10 @@ from finance.models import (
     Transaction,
     Transfer,
 )
-from providers.models import ProviderAccount, ProviderConnection
-from trades.models import Holding, Security, SecurityPrice, Trade
+from trades.models import Security
 
 CHUNK = 5000
 NOT_EMPTY = "This household already has accounts: an archive is restored into an empty household."
-RECONNECT = "Restored from an export: reconnect with new credentials to sync again."
 TRANSACTION_FIELDS = (
     "id",
     "family",
@@ -64,23 +63,7 @@ TRANSACTION_FIELDS = (
 Progress = Callable[[str, int], None]
 
 
-def _day(text: str | None) -> dt.date | None:
-    return None if text is None else dt.date.fromisoformat(text)
-
-
-def _instant(text: str | None) -> dt.datetime | None:
-    return None if text is None else dt.datetime.fromisoformat(text)
-
-
-def _dec(text: Any) -> Decimal | None:
-    return None if text is None else Decimal(str(text))
-
-
-def _ref(record: dict[str, Any] | None) -> str | None:
-    return None if record is None else record["id"]
-
-
-class Restorer:
+class Restorer(InvestmentsAndConnections):
     """One restore of `archive` into `family`, inside the caller's ledger batch."""
 
     def __init__(
@@ -129,7 +112,7 @@ class Restorer:
             self.progress(kind, done)
 
     def _stamps(self, line: dict[str, Any]) -> tuple[dt.datetime | None, dt.datetime | None]:
-        return _instant(line["created_at"]), _instant(line["updated_at"])
+        return instant(line["created_at"]), instant(line["updated_at"])
 
     # -- the kinds, references first ----------------------------------------------------------
     def run(self) -> None:
@@ -158,8 +141,8 @@ class Restorer:
             return (
                 self.new(line["id"]), self.family.pk, line["name"], line["account_type"],
                 line["status"], line["currency"], line["institution_name"] or "",
-                _dec(line["opening_balance"]), _day(line["opening_balance_date"]),
-                _dec(line["reported_balance"]), _instant(line["reported_balance_at"]),
+                dec(line["opening_balance"]), day(line["opening_balance_date"]),
+                dec(line["reported_balance"]), instant(line["reported_balance_at"]),
                 *self._stamps(line),
             )  # fmt: skip
 
@@ -255,10 +238,10 @@ class Restorer:
             pk = new(line["id"])
             rows.append(
                 (
-                    pk, family_id, new(line["account"]["id"]), _day(line["date"]),
+                    pk, family_id, new(line["account"]["id"]), day(line["date"]),
                     Decimal(line["amount"]), line["currency"], line["name"], line["notes"],
-                    line["external_id"], line["source"], new(_ref(line["category"])),
-                    new(_ref(line["merchant"])), line["kind"], line["pending"], line["excluded"],
+                    line["external_id"], line["source"], new(ref(line["category"])),
+                    new(ref(line["merchant"])), line["kind"], line["pending"], line["excluded"],
                     line["excluded_by_sync"], line["pending_settled"], line["provider_snapshot"],
                     self._rule_changes(line["rule_changes"]), line["edited_fields"],
                     *self._stamps(line),
@@ -306,98 +289,6 @@ class Restorer:
             )  # fmt: skip
 
         self._insert("rejected_transfers", RejectedTransfer, names, rejected)
-
-    def trades(self) -> None:
-        def build(line: dict[str, Any]) -> tuple:
-            security = line["security"]
-            return (
-                self.new(line["id"]), self.family.pk, self.new(line["account"]["id"]),
-                None if security is None else self.securities[security["id"]], line["kind"],
-                _day(line["date"]), Decimal(line["qty"]), Decimal(line["price"]),
-                Decimal(line["amount"]), line["currency"], line["name"], line["notes"],
-                line["investment_activity_label"], self.new(_ref(line["category"])),
-                *self._stamps(line),
-            )  # fmt: skip
-
-        self._insert(
-            "trades", Trade,
-            ("id", "family", "account", "security", "kind", "date", "qty", "price", "amount",
-             "currency", "name", "notes", "investment_activity_label", "category", "created_at",
-             "updated_at"),
-            build,
-        )  # fmt: skip
-        # Trades move balances without a transaction row: every account is derived again.
-        for pk in Account.objects.filter(family=self.family).values_list("pk", flat=True):
-            self.batch.touch(self.family, pk, None)
-
-    def holdings_and_prices(self) -> None:
-        def holding(line: dict[str, Any]) -> tuple:
-            stored = line["stored"]
-            return (
-                self.new(line["id"]), self.family.pk, self.new(line["account"]["id"]),
-                self.securities[line["security"]["id"]], Decimal(stored["qty"]),
-                _dec(stored["cost_basis"]), _dec(stored["price"]), _dec(stored["market_value"]),
-                line["currency"], _day(line["date"]), line["source"],
-                _instant(stored["created_at"]), _instant(line["updated_at"]),
-            )  # fmt: skip
-
-        self._insert(
-            "holdings", Holding,
-            ("id", "family", "account", "security", "qty", "cost_basis", "price", "market_value",
-             "currency", "date", "source", "created_at", "updated_at"),
-            holding,
-        )  # fmt: skip
-
-        def price(line: dict[str, Any]) -> tuple:
-            return (
-                self.new(line["id"]), self.family.pk, self.securities[line["security"]["id"]],
-                _day(line["date"]), Decimal(line["price"]), line["currency"], line["source"],
-                *self._stamps(line),
-            )  # fmt: skip
-
-        self._insert(
-            "security_prices", SecurityPrice,
-            ("id", "family", "security", "date", "price", "currency", "source", "created_at",
-             "updated_at"),
-            price,
-        )  # fmt: skip
-
-    def exchange_rates(self) -> None:
-        def build(line: dict[str, Any]) -> tuple:
-            return (
-                self.new(line["id"]), self.family.pk, _day(line["date"]), line["from_currency"],
-                line["to_currency"], Decimal(line["rate"]), ExchangeRate.SOURCE_HOUSEHOLD,
-                *self._stamps(line),
-            )  # fmt: skip
-
-        self._insert(
-            "exchange_rates", ExchangeRate,
-            ("id", "family", "date", "from_currency", "to_currency", "rate", "source",
-             "created_at", "updated_at"),
-            build,
-        )  # fmt: skip
-
-    def connections(self) -> None:
-        """Connections come back listed, without credentials: each waits for new ones."""
-        for line in self.archive.lines("provider_connections"):
-            pk = self.new(line["id"])
-            created_at = _instant(line["created_at"])
-            fast_insert(
-                ProviderConnection,
-                ("id", "family", "provider", "name", "credential_encrypted", "status", "error",
-                 "last_synced_at", "created_at"),
-                [(pk, self.family.pk, line["provider"], line.get("name") or "", "",
-                  ProviderConnection.Status.REQUIRES_UPDATE, RECONNECT,
-                  _instant(line["last_synced_at"]), created_at)],
-            )  # fmt: skip
-            fast_insert(
-                ProviderAccount,
-                ("id", "connection", "upstream_id", "name", "currency", "account_type",
-                 "institution_name", "account", "skipped", "holdings_supported"),
-                [(self.new(a["id"]), pk, a["upstream_id"], a["name"], a["currency"],
-                  a["account_type"], a["institution_name"] or "", self.new(a["account_id"]),
-                  a["skipped"], a["holdings_supported"]) for a in line["accounts"]],
-            )  # fmt: skip
 
     def transfers_not_archived(self) -> list[uuid.UUID]:
         """Pairs the batch's matching suggested that the archive does not have."""
