@@ -129,9 +129,12 @@ def _ledger_account_for(pa: ProviderAccount, *, has_holdings: bool = False) -> A
 def _holdings_apply(
     batch: LedgerBatch, account: Account, holdings: list[UpstreamHolding], as_of: dt.date
 ) -> None:
-    from trades.services import holdings_replace_from_provider
+    """Replace the account's holdings with the provider's, and record the prices it reported
+    as the household's price points of `as_of` through the sync's batch."""
+    from trades.services import holdings_replace_from_provider, provider_prices_record
 
-    holdings_replace_from_provider(account=account, holdings=holdings, as_of=as_of, batch=batch)
+    replaced = holdings_replace_from_provider(account=account, holdings=holdings, as_of=as_of)
+    provider_prices_record(batch, account=account, prices=replaced.prices, as_of=as_of)
 
 
 def account_sync(
