@@ -1,13 +1,11 @@
-"""Bounds of rates and of the dates they and the reports may carry (decisions.md, "Bounds")."""
+"""Bounds of rates (decisions.md, "Bounds"). Their dates, and the reports', are the ledger's
+(core.bounds.date_problem), named with DATE_RANGE_MESSAGE."""
 
 from __future__ import annotations
 
-import datetime as dt
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any
 
-MIN_DATE = dt.date(1900, 1, 1)
-FUTURE_YEARS = 5
 RATE_PLACES = 10
 RATE_QUANT = Decimal(1).scaleb(-RATE_PLACES)
 # Below 10^12 with at most 10 decimal places fits NUMERIC(24, 10); 15 significant digits is
@@ -20,18 +18,6 @@ RATE_MESSAGE = (
     "must be a number greater than zero and below 1000000000000, with at most 10 decimal "
     "places and 15 significant digits"
 )
-
-
-def max_date(today: dt.date | None = None) -> dt.date:
-    today = today or dt.date.today()
-    try:
-        return today.replace(year=today.year + FUTURE_YEARS)
-    except ValueError:  # 29 February
-        return today.replace(year=today.year + FUTURE_YEARS, day=28)
-
-
-def date_in_bounds(value: dt.date, today: dt.date | None = None) -> bool:
-    return MIN_DATE <= value <= max_date(today)
 
 
 def rate_parse(value: Any) -> Decimal | None:
