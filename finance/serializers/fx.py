@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from finance.fx.bounds import RATE_MESSAGE, rate_parse
 from finance.models import ExchangeRate
-from finance.serializers.fields import CurrencyField, StrictDateField, UtcDateTimeField
+from finance.serializers.fields import CurrencyField, StrictDateField, UtcDateTimeField, envelope
 
 SAME_CURRENCY = "must differ from from_currency (a currency is 1 of itself)"
 
@@ -55,11 +55,9 @@ class ExchangeRateFieldsSerializer(serializers.Serializer):
         return attrs
 
 
-class ExchangeRateCreateRequestSerializer(serializers.Serializer):
-    exchange_rate = ExchangeRateFieldsSerializer()
-
-    class Meta:
-        ref_name = "ExchangeRateCreate"
+ExchangeRateCreateRequestSerializer = envelope(
+    "exchange_rate", ExchangeRateFieldsSerializer(), ref_name="ExchangeRateCreate"
+)
 
 
 class ExchangeRateSerializer(serializers.Serializer):
