@@ -113,7 +113,10 @@ def pending_settle(
         if versions:
             posted = min(versions, key=_closeness(pending))
             candidates.remove(posted)
-            batch.update(posted, fields=_edits_give(pending, posted))
+            # its account and date as the candidates' one query read them (the edits given
+            # move neither): no read of each row again
+            was = (posted.account_id, posted.date)
+            batch.update(posted, fields=_edits_give(pending, posted), was=was)
             batch.supersede(pending, posted)
             taken += 1
         elif not pending.excluded and pending.date < stale_before:

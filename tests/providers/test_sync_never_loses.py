@@ -4,9 +4,12 @@ connections": "Nothing upstream still sends is left out")."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from finance.models import Transaction
 from providers.models import ProviderConnection
@@ -212,6 +215,32 @@ def test_the_households_exclusion_moves_to_the_posted_version(alice, bank, sync)
     sync()
     (txn,) = ledger(alice)
     assert (txn["external_id"], txn["excluded"]) == ("post-1", True)
+
+
+def test_takeovers_of_many_excluded_rows_read_no_row_again(alice, bank, sync):
+    """Each takeover moves the household's exclusion (a flow) onto the posted version; the rows'
+    old account and date come from the one query that found the candidates, not one read per
+    row (LedgerBatch.update without `was`)."""
+    holds = [bank.add(f"p-{i}", 5 + i, f"4{i}.00", f"AUTH {i}", pending=True) for i in range(4)]
+    sync()
+    for i in range(3):
+        patch(alice, by_external_id(alice)[f"p-{i}"]["id"], excluded=True)
+    for i, hold in enumerate(holds):
+        bank.remove(hold)
+        bank.add(f"post-{i}", 4 + i, f"4{i}.00", "POSTED")
+    connection.queries_log.clear()  # a full log (it keeps 9,000) would capture nothing
+    with CaptureQueriesContext(connection) as queries:
+        sync()
+    assert len(queries) > 10
+    t = r'"finance_transaction"'
+    old_flow = re.compile(
+        rf'SELECT {t}\."account_id"( AS "account_id")?, {t}\."date"( AS "date")? '
+        rf'FROM {t} WHERE {t}\."id" = '
+    )
+    assert [q["sql"] for q in queries if old_flow.match(q["sql"])] == []
+    rows = by_external_id(alice)
+    assert set(rows) == {f"post-{i}" for i in range(4)}
+    assert [rows[f"post-{i}"]["excluded"] for i in range(4)] == [True, True, True, False]
 
 
 def test_a_posted_version_takes_over_one_pending_row_only(alice, bank, sync):
