@@ -67,15 +67,8 @@ def test_import_csv_command_is_import_file_for_one_account_and_csv(alice, tmp_pa
     path = tmp_path / "bank.ofx"
     path.write_text("date,name,amount\n2024-02-01,Baker,-3.20\n")
     out, err = StringIO(), StringIO()
-    call_command(
-        "import_csv",
-        str(path),
-        "--account",
-        str(account.pk),
-        "--no-publish",
-        stdout=out,
-        stderr=err,
-    )
+    args = (str(path), "--account", str(account.pk), "--no-publish")
+    call_command("import_csv", *args, stdout=out, stderr=err)
     imp = Import.objects.get()
     assert imp.type == Import.Type.TRANSACTION and imp.stats["rows_count"] == 1
     assert "1 rows, 0 invalid" in out.getvalue() and "publish" not in out.getvalue()
