@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
+
+from core.bounds import to_decimal
 
 RATE_PLACES = 10
 RATE_QUANT = Decimal(1).scaleb(-RATE_PLACES)
@@ -23,13 +25,8 @@ RATE_MESSAGE = (
 def rate_parse(value: Any) -> Decimal | None:
     """A rate from text or a JSON number (never through a float), or None when it is not one
     within the bounds."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal, str)):
-        return None
-    try:
-        rate = Decimal(str(value).strip())
-    except (InvalidOperation, ValueError):
-        return None
-    if not rate.is_finite() or rate <= 0 or rate >= RATE_LIMIT:
+    rate = to_decimal(value)
+    if rate is None or rate <= 0 or rate >= RATE_LIMIT:
         return None
     digits = rate.normalize().as_tuple()
     if isinstance(digits.exponent, int) and -digits.exponent > RATE_PLACES:
