@@ -82,10 +82,7 @@ class TestAmounts:
         ):
             assert alice.client.get(url).status_code == 200, url
         account.refresh_from_db()
-        if is_postgres():
-            assert account.balance == 201 * Decimal(BIG)
-        else:  # SQLite keeps decimals as 8-byte floats: 15-16 significant digits (decisions.md)
-            assert abs(account.balance - 201 * Decimal(BIG)) < 1
+        assert account.balance == 201 * Decimal(BIG)  # exact on both databases (core/exact.py)
         assert alice.client.get("/admin/").status_code in (200, 302)
 
     def test_bulk_accepts_json_numbers_with_a_fraction(self, alice):

@@ -13,6 +13,8 @@ from typing import Any
 from django.db import connection, models
 from django.utils import timezone
 
+from core.exact import ExactDecimalField
+
 # Up to this many rows take plain INSERT statements: COPY and a staging table cost more than
 # they save for a handful.
 SMALL = 32
@@ -36,6 +38,8 @@ def _adapter(field: models.Field) -> Callable[[Any], Any] | None:
         return ops.adapt_datetimefield_value
     if isinstance(target, models.DateField):
         return ops.adapt_datefield_value
+    if isinstance(target, ExactDecimalField):  # the canonical text (core/exact.py)
+        return lambda v: target.get_db_prep_save(v, connection)
     if isinstance(target, models.DecimalField):
         return ops.adapt_decimalfield_value
     return None
