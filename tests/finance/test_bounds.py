@@ -11,7 +11,7 @@ import pytest
 
 from core.bounds import max_date
 from finance.models import Account, AccountBalance, Transaction
-from tests.conftest import assert_error, is_postgres
+from tests.conftest import assert_error
 
 URL = "/api/v1/transactions"
 BIG = "9999999999999.9999"
