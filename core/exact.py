@@ -46,13 +46,14 @@ def _number(value: Any) -> Decimal | None:
     return Decimal(value)
 
 
+_QUANTUM = [Decimal(1).scaleb(-places) for places in range(40)]
+
+
 def canonical(value: Decimal, places: int) -> str:
     """`value` at `places` decimal places (rounded as PostgreSQL's numeric(p, s) rounds) in
     plain notation, zero without a sign."""
-    quantized = value.quantize(
-        Decimal(1).scaleb(-places), rounding=decimal.ROUND_HALF_UP, context=WIDE
-    )
-    if quantized.is_zero():
+    quantized = value.quantize(_QUANTUM[places], rounding=decimal.ROUND_HALF_UP, context=WIDE)
+    if not quantized:
         quantized = quantized.copy_abs()
     return f"{quantized:f}"
 
@@ -93,12 +94,14 @@ class _ExactSum:
 
     def step(self, value: Any) -> None:
         if value is not None:
-            self.total = WIDE.add(self.total, _number(value))
+            number = Decimal(value) if type(value) is str else _number(value)
+            self.total = WIDE.add(self.total, number)
             self.count += 1
 
     def inverse(self, value: Any) -> None:
         if value is not None:
-            self.total = WIDE.subtract(self.total, _number(value))
+            number = Decimal(value) if type(value) is str else _number(value)
+            self.total = WIDE.subtract(self.total, number)
             self.count -= 1
 
     def value(self) -> str | None:
@@ -155,9 +158,15 @@ class ExactDecimalField(models.DecimalField):
         return canonical(self.to_python(value), self.decimal_places)
 
     def from_db_value(self, value: Any, expression: Any, connection: Any) -> Decimal | None:
+        if type(value) is str:
+            return Decimal(value)
         if value is None or isinstance(value, Decimal):
             return value
         return _number(value)
+
+    def sqlite_text(self, value: Decimal) -> str:
+        """A Decimal as this column stores it on SQLite (for raw writers: fast_insert)."""
+        return canonical(value, self.decimal_places)
 
 
 class _ExactComparison:

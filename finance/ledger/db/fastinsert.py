@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from decimal import Decimal
 from typing import Any
 
 from django.db import connection, models
@@ -39,7 +40,8 @@ def _adapter(field: models.Field) -> Callable[[Any], Any] | None:
     if isinstance(target, models.DateField):
         return ops.adapt_datefield_value
     if isinstance(target, ExactDecimalField):  # the canonical text (core/exact.py)
-        return lambda v: target.get_db_prep_save(v, connection)
+        text = target.sqlite_text
+        return lambda v: text(v if isinstance(v, Decimal) else target.to_python(v))
     if isinstance(target, models.DecimalField):
         return ops.adapt_decimalfield_value
     return None
