@@ -22,7 +22,7 @@ import decimal
 from decimal import Decimal
 from typing import Any
 
-from django.db import models
+from django.db import NotSupportedError, models
 from django.db.backends.signals import connection_created
 from django.db.models import lookups
 from django.db.models.expressions import Func
@@ -169,47 +169,61 @@ class ExactDecimalField(models.DecimalField):
         return canonical(value, self.decimal_places)
 
 
-class _ExactComparison:
-    """`lhs <op> rhs` on SQLite, exactly (see the module's docstring)."""
+def _compare(lhs: str, lhs_params: list[Any], rhs: str, rhs_params: list[Any], op: str) -> tuple:
+    """`lhs <op> rhs` exactly on SQLite (see the module's docstring)."""
+    exact = f"exact_cmp({lhs}, {rhs}) {op} 0"
+    if not (rhs == "%s" and len(rhs_params) == 1 and isinstance(rhs_params[0], str)):
+        return exact, [*lhs_params, *rhs_params]
+    bound = float(Decimal(rhs_params[0]))
+    low, high = bound - abs(bound) * _MARGIN - _MARGIN, bound + abs(bound) * _MARGIN + _MARGIN
+    # Beyond the band around the bound the floats decide; within it, the exact comparison.
+    strict = op[0]
+    beyond = high if strict == ">" else low
+    sql = (
+        f"(CAST({lhs} AS REAL) {strict} %s OR (CAST({lhs} AS REAL) BETWEEN %s AND %s AND {exact}))"
+    )
+    return sql, [*lhs_params, beyond, *lhs_params, low, high, *lhs_params, *rhs_params]
 
-    strict: str  # the operator without equality
+
+class _ExactComparison:
     op: str
 
     def as_sqlite(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
         lhs, lhs_params = self.process_lhs(compiler, connection)
         rhs, rhs_params = self.process_rhs(compiler, connection)
-        exact = f"exact_cmp({lhs}, {rhs}) {self.op} 0"
-        if not (self.rhs_is_direct_value() and len(rhs_params) == 1 and rhs == "%s"):
-            return exact, [*lhs_params, *rhs_params]
-        bound = float(Decimal(rhs_params[0]))
-        low, high = bound - abs(bound) * _MARGIN - _MARGIN, bound + abs(bound) * _MARGIN + _MARGIN
-        near = f"CAST({lhs} AS REAL) BETWEEN %s AND %s"
-        # Beyond the band the floats decide; within it, the exact comparison.
-        far = f"CAST({lhs} AS REAL) {self.strict} %s"
-        beyond = high if self.strict == ">" else low
-        sql = f"({far} OR ({near} AND {exact}))"
-        params = [*lhs_params, beyond, *lhs_params, low, high, *lhs_params, *rhs_params]
-        return sql, params
+        return _compare(lhs, list(lhs_params), rhs, list(rhs_params), self.op)
 
 
 @ExactDecimalField.register_lookup
 class ExactGreaterThan(_ExactComparison, lookups.GreaterThan):
-    strict, op = ">", ">"
+    op = ">"
 
 
 @ExactDecimalField.register_lookup
 class ExactGreaterThanOrEqual(_ExactComparison, lookups.GreaterThanOrEqual):
-    strict, op = ">", ">="
+    op = ">="
 
 
 @ExactDecimalField.register_lookup
 class ExactLessThan(_ExactComparison, lookups.LessThan):
-    strict, op = "<", "<"
+    op = "<"
 
 
 @ExactDecimalField.register_lookup
 class ExactLessThanOrEqual(_ExactComparison, lookups.LessThanOrEqual):
-    strict, op = "<", "<="
+    op = "<="
+
+
+@ExactDecimalField.register_lookup
+class ExactRange(lookups.Range):
+    def as_sqlite(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        _, rhs_params = self.process_rhs(compiler, connection)
+        if not self.rhs_is_direct_value() or len(rhs_params) != 2:
+            raise NotSupportedError("an exact decimal's range takes two values")
+        low, low_params = _compare(lhs, list(lhs_params), "%s", [rhs_params[0]], ">=")
+        high, high_params = _compare(lhs, list(lhs_params), "%s", [rhs_params[1]], "<=")
+        return f"({low} AND {high})", [*low_params, *high_params]
 
 
 class ExactSum(models.Sum):

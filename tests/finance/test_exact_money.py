@@ -200,3 +200,36 @@ def _admin_column(client, name: str) -> int:
         if f"column-{name}" in classes:
             return i
     raise AssertionError(f"no column {name}: {headers}")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("condition", "wanted"),
+    [
+        ({"operator": "between", "value": ["9", "10"]}, lambda d: 9 <= d <= 10),
+        (
+            {"operator": "between", "value": ["-9999999999999.9999", "-9999999999999.9999"]},
+            lambda d: d == -BIG,
+        ),
+        ({"operator": "gt", "value": "9999999999999.9998"}, lambda d: d > BIG - Decimal("0.0001")),
+        ({"operator": "lte", "value": "-10"}, lambda d: d <= -10),
+        ({"operator": "equals", "value": "9.0"}, lambda d: d == 9),
+    ],
+)
+def test_a_rules_amount_condition_over_stored_rows_compares_numbers(alice, condition, wanted):
+    account = alice.account()
+    bulk(alice, [item(account, a, name=a) for a in TestAmountOrder.AMOUNTS])
+    body = {
+        "rule": {
+            "name": "Amounts",
+            "conditions": [{"field": "amount", **condition}],
+            "actions": [{"type": "set_notes", "value": "matched"}],
+        }
+    }
+    r = alice.client.post("/api/v1/rules", body, format="json")
+    assert r.status_code == 201, r.content
+    r = alice.client.post(f"/api/v1/rules/{r.json()['id']}/preview")
+    assert r.status_code == 200, r.content
+    names = sorted((t["name"] for t in r.json()["transactions"]), key=Decimal)
+    expected = [a for a in TestAmountOrder.AMOUNTS if wanted(Decimal(a))]
+    assert names == sorted(expected, key=Decimal) and r.json()["count"] == len(expected)
