@@ -47,12 +47,13 @@ def _number(value: Any) -> Decimal | None:
 
 
 _QUANTUM = [Decimal(1).scaleb(-places) for places in range(40)]
+# Rounds as PostgreSQL's numeric(p, s) does (half away from zero).
+_ROUND = decimal.Context(prec=120, rounding=decimal.ROUND_HALF_UP, traps=[decimal.Overflow])
 
 
 def canonical(value: Decimal, places: int) -> str:
-    """`value` at `places` decimal places (rounded as PostgreSQL's numeric(p, s) rounds) in
-    plain notation, zero without a sign."""
-    quantized = value.quantize(_QUANTUM[places], rounding=decimal.ROUND_HALF_UP, context=WIDE)
+    """`value` at `places` decimal places in plain notation, zero without a sign."""
+    quantized = value.quantize(_QUANTUM[places], context=_ROUND)
     if not quantized:
         quantized = quantized.copy_abs()
     return f"{quantized:f}"
@@ -86,27 +87,43 @@ def exact_key(value: Any) -> str | None:
 
 
 class _ExactSum:
-    """exact_sum(x) for sqlite3's create_window_function: an aggregate and a window function."""
+    """exact_sum(x) for sqlite3's create_window_function: an aggregate and a window function.
+
+    A column's canonical texts share their number of decimal places: they are added as
+    integers of that unit (`-12.5000` is -125000), anything else as a Decimal."""
 
     def __init__(self) -> None:
-        self.total = Decimal(0)
+        self.units = 0
+        self.places = -1  # of the texts added as integers; -1: none yet
+        self.other = Decimal(0)
         self.count = 0
+
+    def _add(self, value: Any, sign: int) -> None:
+        if type(value) is str:
+            whole, _, fraction = value.partition(".")
+            if self.places < 0:
+                self.places = len(fraction)
+            if len(fraction) == self.places and "e" not in value and "E" not in value:
+                self.units += sign * int(whole + fraction)
+                self.count += sign
+                return
+        number = _number(value)
+        self.other = WIDE.add(self.other, number if sign > 0 else -number)
+        self.count += sign
 
     def step(self, value: Any) -> None:
         if value is not None:
-            number = Decimal(value) if type(value) is str else _number(value)
-            self.total = WIDE.add(self.total, number)
-            self.count += 1
+            self._add(value, 1)
 
     def inverse(self, value: Any) -> None:
         if value is not None:
-            number = Decimal(value) if type(value) is str else _number(value)
-            self.total = WIDE.subtract(self.total, number)
-            self.count -= 1
+            self._add(value, -1)
 
     def value(self) -> str | None:
-        # Plain notation: SQLite would read "1E+13" back as a float.
-        return f"{self.total:f}" if self.count else None  # SUM of no rows is NULL
+        if not self.count:
+            return None  # SUM of no rows is NULL
+        total = WIDE.add(Decimal(self.units).scaleb(-max(self.places, 0), context=WIDE), self.other)
+        return f"{total:f}"  # plain notation: SQLite would read "1E+13" back as a float
 
     def finalize(self) -> str | None:
         return self.value()
