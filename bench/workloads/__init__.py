@@ -16,6 +16,7 @@ WORKLOADS: dict[str, str] = {
     "sync": "bench.workloads.sync",
     "net_worth": "bench.workloads.net_worth",
     "rules": "bench.workloads.rules",
+    "load": "bench.workloads.load",
 }
 
 
