@@ -19,6 +19,7 @@ import threading
 import time
 import uuid
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import requests
@@ -73,6 +74,44 @@ def gunicorn(workers: int, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
             time.sleep(0.2)
     proc.terminate()
     raise RuntimeError("gunicorn did not start")
+
+
+def cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """CPU seconds used so far by each process (Linux /proc; missing ones left out)."""
+    out = {}
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            out[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            pass
+    return out
+
+
+def server_pids(master: int) -> list[int]:
+    """gunicorn's master and workers."""
+    try:
+        children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    except OSError:
+        return [master]
+    return [master, *map(int, children)]
+
+
+def database_pids() -> list[int]:
+    """The PostgreSQL backends serving this database, but this process's own (local server)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+            " AND pid <> pg_backend_pid()"
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def cpu_spent(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU between the two readings; a process born in between counts from zero."""
+    return sum(secs - before.get(pid, 0.0) for pid, secs in after.items())
 
 
 class Client(threading.Thread):
@@ -130,7 +169,7 @@ class Client(threading.Thread):
             self.samples.append((op, time.perf_counter() - t0, ok))
 
 
-def drive(url: str, hh: Any, seconds: float) -> dict[str, Any]:
+def drive(url: str, hh: Any, seconds: float, master: int) -> dict[str, Any]:
     tag = uuid.uuid4().hex[:6]
     # warm every worker (imports, connections) before the clock starts
     warm = Client(-1, url, hh, 0, tag)
@@ -140,6 +179,8 @@ def drive(url: str, hh: Any, seconds: float) -> dict[str, Any]:
     clients = [Client(n, url, hh, until, tag) for n in range(CLIENTS)]
     load_before = os.getloadavg()[0]
     cpu_before = time.process_time()
+    server_before = cpu_seconds(server_pids(master))
+    db_before = cpu_seconds(database_pids())
     started = time.perf_counter()
     for client in clients:
         client.start()
@@ -147,6 +188,8 @@ def drive(url: str, hh: Any, seconds: float) -> dict[str, Any]:
         client.join(seconds + 180)
     elapsed = time.perf_counter() - started
     client_cpu = time.process_time() - cpu_before
+    server_cpu = cpu_spent(server_before, cpu_seconds(server_pids(master)))
+    db_cpu = cpu_spent(db_before, cpu_seconds(database_pids()))
     samples = [s for c in clients for s in c.samples]
     errors: Counter[str] = sum((c.errors for c in clients), Counter())
     latencies = [secs for _, secs, _ in samples]
@@ -160,6 +203,10 @@ def drive(url: str, hh: Any, seconds: float) -> dict[str, Any]:
         "p50_ms": round(percentile(latencies, 50) * 1000, 1),
         "p99_ms": round(percentile(latencies, 99) * 1000, 1),
         "errors": sum(errors.values()),
+        # CPU per request of gunicorn and of the PostgreSQL backends serving it: on an idle
+        # machine the throughput ceiling is about cores / (their sum)
+        "server_cpu_ms_per_request": round(1000 * server_cpu / max(1, len(samples)), 1),
+        "db_cpu_ms_per_request": round(1000 * db_cpu / max(1, len(samples)), 1),
         "error_kinds": dict(errors),
         "p99_ms_per_operation": per_op,
         # the clients' own CPU (a share of one core) and the machine's load when they started
@@ -172,7 +219,7 @@ def run(*, full: bool, backend: str) -> Report:
     report = Report("load", backend, full)
     seconds = 60 if full else 10
     columns = ["shape", "clients", "seconds", "requests", "requests_per_s", "p50_ms", "p99_ms"]
-    columns.append("errors")
+    columns += ["server_cpu_ms_per_request", "db_cpu_ms_per_request", "errors"]
     if backend != "postgresql":
         report.add(shape="skipped: the production shape runs on PostgreSQL")
         report.print_table(columns)
@@ -191,7 +238,7 @@ def run(*, full: bool, backend: str) -> Report:
     for shape, workers in shapes:
         proc, url = gunicorn(workers, env)
         try:
-            result = drive(url, hh, seconds)
+            result = drive(url, hh, seconds, proc.pid)
         finally:
             proc.terminate()
             proc.wait(timeout=30)
