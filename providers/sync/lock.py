@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
+from django.db import DatabaseError
 from django.db import connection as db
 
 # Advisory lock keys are one bigint; the first 8 bytes of the connection's UUID (random v4).
@@ -37,6 +38,17 @@ def _lock_path(connection_id: uuid.UUID) -> Path:
     return folder / f"sync-{connection_id}.lock"
 
 
+def _advisory_unlock(key: int) -> None:
+    if db.connection is None or db.connection.closed:
+        return  # the session, and its locks, are gone already
+    try:
+        with db.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+    except DatabaseError:
+        # e.g. inside a failed transaction: ending the session is what releases the lock
+        db.close()
+
+
 @contextmanager
 def sync_runner_lock(connection_id: uuid.UUID) -> Iterator[bool]:
     """Yields True when this process now holds the connection's runner lock (released on
@@ -49,9 +61,8 @@ def sync_runner_lock(connection_id: uuid.UUID) -> Iterator[bool]:
         try:
             yield held
         finally:
-            if held and db.connection is not None and not db.connection.closed:
-                with db.cursor() as cursor:
-                    cursor.execute("SELECT pg_advisory_unlock(%s)", [key])
+            if held:
+                _advisory_unlock(key)
         return
     fd = os.open(_lock_path(connection_id), os.O_RDWR | os.O_CREAT, 0o600)
     try:
