@@ -211,9 +211,10 @@ def sync_killed_mid_run(stack: Stack, api: Api, check: Check) -> None:
     done = wait_until(
         "the sync to be taken over and finish",
         lambda: (lambda s: s if s["status"] in ("completed", "failed") else None)(api("GET", path)),
-        180,
+        120,
         0.5,
-    )
+        soft=True,
+    ) or api("GET", path)
     stack.fake("slow", delay=0)
     per_account = stack.sql(
         "SELECT account_id, count(*) FROM finance_transaction WHERE source = 'lunchflow'"
@@ -287,8 +288,9 @@ def beat_once_per_send(stack: Stack, check: Check) -> None:
         lambda: (
             not stack.sql("SELECT 1 FROM providers_sync WHERE status IN ('pending', 'syncing')")
         ),
-        120,
+        60,
         1,
+        soft=True,
     )
     sync_records_never_overlap(stack, check)
     detail = ", ".join(
