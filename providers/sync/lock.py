@@ -24,8 +24,9 @@ from django.conf import settings
 from django.db import DatabaseError
 from django.db import connection as db
 
-# Advisory lock keys are one bigint; the first 8 bytes of the connection's UUID (random v4).
-_NAMESPACE = 0x5359  # "SY", xored in so the keys do not collide with another use of UUIDs
+# An advisory lock key is one bigint: the first 8 bytes of the connection's (random) UUID,
+# xored with a tag of this use, so another use deriving keys from the same UUIDs stays apart.
+_NAMESPACE = 0x5359  # "SY"
 
 
 def _advisory_key(connection_id: uuid.UUID) -> int:

@@ -149,7 +149,7 @@ def import_killed_mid_publish(stack: Stack, api: Api, check: Check, account_id: 
         f"{mid['stats']['rows_processed']} of {IMPORT_ROWS} rows written in the open transaction",
     ):
         return
-    kill_and_restart(stack, worker)
+    killed_at = kill_and_restart(stack, worker)
     after_kill = rows_written()
     check("import: nothing partial after the kill", after_kill == 0, f"{after_kill} rows visible")
     seen: set[int] = set()
@@ -161,6 +161,7 @@ def import_killed_mid_publish(stack: Stack, api: Api, check: Check, account_id: 
 
     stack.wait_ready(worker)
     done = wait_until("the redelivered publish to finish", finished, 180, 0.25)
+    after = time.time() - killed_at
     final = rows_written()
     check(
         "import: only ever none or all of the rows visible",
@@ -170,7 +171,8 @@ def import_killed_mid_publish(stack: Stack, api: Api, check: Check, account_id: 
     check(
         "import: the publish is run again and ends published, every row once",
         done["status"] == "complete" and final == IMPORT_ROWS,
-        f"status {done['status']}, {final} rows, rows_processed {done['stats']['rows_processed']}",
+        f"status {done['status']} {after:.0f}s after the kill, {final} rows,"
+        f" rows_processed {done['stats']['rows_processed']}",
     )
 
 
@@ -200,7 +202,7 @@ def sync_killed_mid_run(stack: Stack, api: Api, check: Check) -> None:
         "sync: SIGKILL lands in the middle of the sync", worker is not None, f"sync {sync['id']}"
     ):
         return
-    kill_and_restart(stack, worker)
+    killed_at = kill_and_restart(stack, worker)
     left = api("GET", path)
     check(
         "sync: the killed run left no outcome",
@@ -215,6 +217,7 @@ def sync_killed_mid_run(stack: Stack, api: Api, check: Check) -> None:
         0.5,
         soft=True,
     ) or api("GET", path)
+    after = time.time() - killed_at
     stack.fake("slow", delay=0)
     per_account = stack.sql(
         "SELECT account_id, count(*) FROM finance_transaction WHERE source = 'lunchflow'"
@@ -224,7 +227,8 @@ def sync_killed_mid_run(stack: Stack, api: Api, check: Check) -> None:
     check(
         "sync: retried after the kill and completed, every upstream row once",
         done["status"] == "completed" and counts == [UPSTREAM_ROWS // 2] * 2,
-        f"status {done['status']} {done.get('error') or ''}, rows per account {counts}",
+        f"status {done['status']} {after:.0f}s after the kill {done.get('error') or ''},"
+        f" rows per account {counts}",
     )
     inflight = stack.fake("stats")["max_inflight"].get("e2e-key")
     # a copy of the task handed out while a runner held the connection (the run is longer

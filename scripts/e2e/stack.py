@@ -56,6 +56,7 @@ class Stack:
         self.web_url = f"http://127.0.0.1:{self.web_port}"
         self.fake_url = f"http://127.0.0.1:{self.fake_port}"
         self.procs: dict[str, subprocess.Popen] = {}
+        self.offsets: dict[str, int] = {}
         self.env = {
             k: v
             for k, v in os.environ.items()
@@ -146,7 +147,9 @@ class Stack:
         values = {"fake_port": self.fake_port, "web_port": self.web_port}
         values["data_dir"] = self.env["DATA_DIR"]
         cmd = [sys.executable, *(part.format(**values) for part in self.COMMANDS[name])]
-        with self.log(name).open("a") as out:
+        log = self.log(name)
+        self.offsets[name] = log.stat().st_size if log.exists() else 0  # a restart appends
+        with log.open("a") as out:
             proc = subprocess.Popen(
                 cmd, cwd=BASE_DIR, env=self.env, stdout=out, stderr=subprocess.STDOUT,
                 start_new_session=True,
@@ -161,8 +164,10 @@ class Stack:
             if self.procs[name].poll() is not None:
                 raise RuntimeError(f"{name} exited: {self.tail(name)}")
             if name in marks:
-                if marks[name] in self.log(name).read_text(errors="replace"):
-                    return
+                with self.log(name).open(errors="replace") as log:
+                    log.seek(self.offsets[name])
+                    if marks[name] in log.read():
+                        return
             else:
                 url = f"{self.web_url}/healthz" if name == "web" else f"{self.fake_url}/__e2e/stats"
                 try:
