@@ -17,6 +17,7 @@ WORKLOADS: dict[str, str] = {
     "net_worth": "bench.workloads.net_worth",
     "rules": "bench.workloads.rules",
     "old_dates": "bench.workloads.old_dates",
+    "load": "bench.workloads.load",
 }
 
 
