@@ -14,6 +14,7 @@ import importlib
 import os
 import tempfile
 import time
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -78,8 +79,9 @@ def floor(hh: Any, path: Path) -> tuple[float, int]:
             batch: list[tuple] = []
             sql = f'INSERT INTO "{table}" ({", ".join(cols)}) VALUES ({marks})'
             for date, amount, name, _category, notes in reader:
+                # The column holds canonical text on SQLite (core/exact.py): four places.
                 batch.append(
-                    (uuid.uuid4().hex, family, account, date, amount, "USD", name,
+                    (uuid.uuid4().hex, family, account, date, f"{Decimal(amount):.4f}", "USD", name,
                      notes or None, "standard", 0, 0, now, now, *extra)
                 )  # fmt: skip
                 n += 1

@@ -230,6 +230,18 @@ if CELERY_BROKER_URL == "filesystem://":
     }
     for _sub in ("queue", "processed", "control"):
         (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
+else:
+    # A task is acknowledged when it ends (acks_late): one whose worker was killed outright is
+    # handed out again once it has been unacknowledged for CELERY_VISIBILITY_TIMEOUT seconds
+    # (a killed pool child is requeued at once: reject_on_worker_lost). Shorter than
+    # SYNC_STUCK_MINUTES, so a lost sync is run again before the settler would fail it; a task
+    # still running past it may be handed out twice, which the sync runner lock and the import's
+    # row lock make harmless (docs/decisions.md, "Lost workers").
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env_positive_int("CELERY_VISIBILITY_TIMEOUT", 900, maximum=86400),
+        "unacked_restore_interval": env_positive_int("CELERY_RESTORE_INTERVAL", 10, maximum=3600),
+        "unacked_restore_throttle": 1,
+    }
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_IGNORE_RESULT = True
