@@ -76,7 +76,8 @@ def build(household, spec) -> None:
     categories: list[dict] = []
     for i, parent in enumerate(spec["categories"]):
         fields = {"name": f"C{i}"}
-        if 0 <= parent < len(categories):
+        # categories nest two levels at most: only a top-level one can be a parent
+        if 0 <= parent < len(categories) and categories[parent]["parent_id"] is None:
             fields["parent_id"] = categories[parent]["id"]
         categories.append(post(household, "/api/v1/categories", {"category": fields}))
     tags = [
