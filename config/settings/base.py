@@ -296,3 +296,6 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# `manage.py demo` (run by `make run`) fills an empty demo household with a year of activity.
+DEMO_DATA = env_bool("DEMO_DATA", True)
