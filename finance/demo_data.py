@@ -78,10 +78,12 @@ def demo_seed(*, family: Family) -> bool:
     abroad = account(f"{other} account", "depository", other, "2400.00", "Euro Direct")
     brokerage = account("Brokerage", "investment", cur, "0", "Index Invest")
 
-    for month in range(13):
-        day = _month(start, month)
-        rate = D("1.08") + D(rng.randint(-40, 40)) / 1000
+    day, rate = start - dt.timedelta(days=7), D("1.08")
+    while day <= today:  # a rate every few days (a rate counts for at most 7 days)
+        rate += D(rng.randint(-8, 8)) / 1000
         exchange_rate_set(family=family, date=day, from_currency=other, to_currency=cur, rate=rate)
+        day += dt.timedelta(days=5)
+    exchange_rate_set(family=family, date=today, from_currency=other, to_currency=cur, rate=rate)
 
     items: list[dict[str, Any]] = []
 

@@ -109,7 +109,12 @@ def review_context(imp: Import, request: HttpRequest) -> dict[str, Any]:
     pending = imp.status == Import.Status.PENDING and not imp.parsing
     statement_file = imp.type in Import.STATEMENT_TYPES
     form_class = StatementConfigForm if statement_file else ImportConfigForm
-    config = form_class(initial={**imp.configuration}) if pending else None
+    if not pending:
+        config = None
+    elif statement_file:
+        config = form_class(initial={**imp.configuration})
+    else:
+        config = form_class(initial={**imp.configuration}, headers=list(imp.headers or []))
     return {
         "imp": imp,
         "statements": _statements(imp, mappings) if statement_file else [],
@@ -189,7 +194,11 @@ def import_mappings_save(admin: Any, request: HttpRequest, object_id: Any) -> Ht
 def import_configure_save(admin: Any, request: HttpRequest, object_id: Any) -> HttpResponse:
     imp = _import(request, object_id)
     statement_file = imp.type in Import.STATEMENT_TYPES
-    form = StatementConfigForm(request.POST) if statement_file else ImportConfigForm(request.POST)
+    form = (
+        StatementConfigForm(request.POST)
+        if statement_file
+        else ImportConfigForm(request.POST, headers=list(imp.headers or []))
+    )
     if not form.is_valid():
         messages.error(request, "Configuration: " + form.errors.as_text())
         return HttpResponseRedirect(_change_url(imp))

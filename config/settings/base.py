@@ -120,6 +120,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en-us"
+FORMAT_MODULE_PATH = ["config.formats"]  # one date format on every screen
 TIME_ZONE = env.str("TIME_ZONE", default="UTC")
 try:
     zoneinfo.ZoneInfo(TIME_ZONE)

@@ -291,7 +291,11 @@ class Transaction(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.date} {self.name} {self.amount} {self.currency}"
+        """ "Salary, Acme Corp, 25 Nov 2026": how the household's screens name a transaction."""
+        from django.utils.formats import date_format
+
+        day = date_format(self.date) if hasattr(self.date, "year") else self.date
+        return f"{self.name or '(no name)'}, {day}"
 
     @property
     def classification(self) -> str:
