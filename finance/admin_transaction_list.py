@@ -100,7 +100,20 @@ class TransactionListForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         category = self.fields["category"]
         category.widget = forms.Select(attrs={"aria-label": "Category"})
-        category.widget.choices = category.choices
+        category.widget.choices = self.category_choices(category)
+
+    @classmethod
+    def category_choices(cls, field: Any) -> list:
+        """The household's categories, read once for the whole page (not once a row)."""
+        if getattr(cls, "_choices", None) is None:
+            cls._choices = list(field.choices)
+        return cls._choices
+
+    def clean_category(self) -> Category | None:
+        category = self.cleaned_data.get("category")
+        if category is not None and category.family_id != self.instance.family_id:
+            raise forms.ValidationError("This category belongs to another household.")
+        return category
 
 
 class TransactionForm(forms.ModelForm):
@@ -127,9 +140,3 @@ class TransactionForm(forms.ModelForm):
     def clean_amount(self) -> Decimal | None:
         amount = self.cleaned_data.get("amount")
         return None if amount is None else -amount
-
-    def clean_category(self) -> Category | None:
-        category = self.cleaned_data.get("category")
-        if category is not None and category.family_id != self.instance.family_id:
-            raise forms.ValidationError("This category belongs to another household.")
-        return category

@@ -136,7 +136,9 @@ class TransactionAdmin(HouseholdAdmin):
         return HttpResponseRedirect(f"{url}?{urlencode({'from_transaction': txn.pk})}")
 
     def get_changelist_form(self, request: HttpRequest, **kwargs: Any) -> Any:
-        kwargs.setdefault("form", TransactionListForm)
+        # A class of its own per request: the category choices it caches are this household's.
+        form = type("TransactionListPageForm", (TransactionListForm,), {"_choices": None})
+        kwargs.setdefault("form", form)
         return super().get_changelist_form(request, **kwargs)
 
     def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> Any:

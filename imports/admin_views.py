@@ -197,7 +197,9 @@ def import_configure_save(admin: Any, request: HttpRequest, object_id: Any) -> H
     form = (
         StatementConfigForm(request.POST)
         if statement_file
-        else ImportConfigForm(request.POST, headers=list(imp.headers or []))
+        else ImportConfigForm(
+            request.POST, initial={**imp.configuration}, headers=list(imp.headers or [])
+        )
     )
     if not form.is_valid():
         messages.error(request, "Configuration: " + form.errors.as_text())
