@@ -61,7 +61,19 @@ class TransactionAdmin(HouseholdAdmin):
     # fails the accessibility pass (unlabelled search inputs).
     list_select_related = ("account", "category", "family")
     readonly_fields = (
-        "rules_applied", "bank_data", "import_link", "created_at", "updated_at"
+        "rules_applied", "bank_data", "import_link", "external_id", "source", "excluded_by_sync",
+        "pending_settled", "created_at", "updated_at",
+    )  # fmt: skip
+    # What a household edits first; where the row came from folded away under "Details".
+    fieldsets = (
+        (None, {"fields": (
+            "account", "date", "amount", "currency", "name", "category", "merchant", "tags",
+            "notes", "kind", "pending", "excluded", "rules_applied",
+        )}),
+        ("Details", {"classes": ("collapse",), "fields": (
+            "bank_data", "import_link", "external_id", "source",
+            "excluded_by_sync", "pending_settled", "created_at", "updated_at",
+        )}),
     )  # fmt: skip
     exclude = ("rule_changes", "edited_fields", "provider_snapshot", "import_id")
     form = TransactionForm

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 from core.errors import ApplicationError
 from finance.admin_base import HouseholdAdmin
 from finance.labels import NONE, label_for
-from finance.templatetags.finance_admin import definition_list
+from finance.templatetags.finance_admin import definition_list, flow_amount
 from imports.admin_views import (
     import_configure_save,
     import_mappings_save,
@@ -48,7 +48,7 @@ class ImportAdmin(HouseholdAdmin):
     search_fields = ("original_filename", "id")
     fields = (
         "account",
-        "status",
+        "status_text",
         "original_filename",
         "file_size",
         "encoding",
@@ -156,11 +156,25 @@ class ImportAdmin(HouseholdAdmin):
 @admin.register(ImportRow)
 class ImportRowAdmin(HouseholdAdmin):
     family_path = "data_import__family"
-    list_display = ("data_import", "row_number", "valid", "duplicate", "name", "amount", "problems")
+    list_display = (
+        "data_import",
+        "row_number",
+        "valid",
+        "duplicate",
+        "name",
+        "amount_text",
+        "problems",
+    )
     list_filter = ("valid", "duplicate", "skipped")
-    list_select_related = ("data_import",)
+    list_select_related = ("data_import__account", "data_import__family")
     search_fields = ("name",)
     readonly_fields = [f.name for f in ImportRow._meta.fields]
+
+    @admin.display(description="amount", ordering="amount")
+    def amount_text(self, obj: ImportRow) -> str:
+        imp = obj.data_import
+        currency = imp.account.currency if imp.account_id else imp.family.currency
+        return flow_amount(obj.amount, currency) if obj.amount is not None else NONE
 
     @admin.display(description="errors")
     def problems(self, obj: ImportRow) -> str:

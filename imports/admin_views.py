@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from core.errors import ApplicationError, ValidationFailed
 from finance.admin_base import scope_queryset, user_family
+from finance.labels import label_for
 from finance.models import Account, Category, Tag
 from finance.money import format_amount
 from imports.forms import ImportConfigForm, ImportUploadForm, StatementConfigForm
@@ -239,6 +240,7 @@ def import_status(admin: Any, request: HttpRequest, object_id: Any) -> JsonRespo
         {
             "id": str(imp.pk),
             "status": imp.status,
+            "status_text": label_for("import", imp.status),
             "parsing": imp.parsing,
             "rows_processed": processed,
             "rows_to_create": (imp.stats or {}).get("rows_to_create", 0),

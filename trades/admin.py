@@ -155,7 +155,7 @@ class SecurityPriceAdmin(HouseholdAdmin):
     """The household's price points: read here; written by trades, syncs and the API
     (`POST /api/v1/security_prices`), each of which revalues the accounts they price."""
 
-    list_display = ("date", "security", "price", "currency", "source")
+    list_display = ("date", "security", "price_text", "source")
     list_filter = ("source", "currency")
     search_fields = ("security__ticker", "security__name")
     date_hierarchy = "date"
@@ -169,3 +169,7 @@ class SecurityPriceAdmin(HouseholdAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    @admin.display(description="price", ordering="price")
+    def price_text(self, obj: SecurityPrice) -> str:
+        return money_text(obj.price, obj.currency)

@@ -372,7 +372,8 @@ class Transfer(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"Transfer {self.outflow_transaction_id} -> {self.inflow_transaction_id}"
+        """ "Monthly savings, 2 Nov 2026" (the outflow's name and day): no ids on screens."""
+        return f"Transfer: {self.outflow_transaction}"
 
 
 class RejectedTransfer(models.Model):
@@ -399,4 +400,4 @@ class RejectedTransfer(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Rejected {self.outflow_transaction_id} -> {self.inflow_transaction_id}"
+        return f"Rejected transfer: {self.outflow_transaction}"

@@ -11,13 +11,13 @@ import pytest
 from django.urls import reverse
 
 from finance.demo_data import demo_seed
-from finance.models import Account, Category, Transaction
+from finance.models import Account, Category, Transaction, Transfer
 from finance.services.households import household_permissions_grant
 from imports.models import Import
-from providers.models import ProviderConnection
+from providers.models import ProviderConnection, Sync
 from providers.testing.lunchflow_server import Fault
 from tests.browser.axe import axe_serious, axe_source
-from tests.browser.conftest import login, shot
+from tests.browser.conftest import OUTPUT, login, shot
 from tests.factories import UserFactory
 from tests.providers.conftest import connect, day, lunchflow, run_sync  # noqa: F401 (fixture)
 from trades.models import Holding
@@ -33,6 +33,11 @@ ENUM = re.compile(
 BAD_PLURAL = re.compile(r"\(s\)|\b1 (rows|accounts|transactions|syncs|days)\b")
 ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
 TRAILING_ZEROS = re.compile(r"\d\.\d*0000\b")
+
+
+def shot_dir():
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    return OUTPUT
 
 
 def _pages(family) -> dict[str, str]:
@@ -67,6 +72,17 @@ def _pages(family) -> dict[str, str]:
         "trades": reverse("admin:trades_trade_changelist"),
         "rules": reverse("admin:finance_rule_changelist"),
         "api-keys": reverse("admin:finance_apikey_changelist"),
+        "account-add": reverse("admin:finance_account_add"),
+        "transfer": change("finance_transfer", Transfer.objects.filter(family=family).first()),
+        "merchants": reverse("admin:finance_merchant_changelist"),
+        "tags": reverse("admin:finance_tag_changelist"),
+        "exchange-rates": reverse("admin:finance_exchangerate_changelist"),
+        "securities": reverse("admin:trades_security_changelist"),
+        "security-prices": reverse("admin:trades_securityprice_changelist"),
+        "provider-accounts": reverse("admin:providers_provideraccount_changelist"),
+        "connection-add": reverse("admin:providers_providerconnection_add"),
+        "sync": change("providers_sync", Sync.objects.filter(connection=connection).first()),
+        "import-rows": reverse("admin:imports_importrow_changelist"),
     }
 
 
@@ -108,6 +124,7 @@ def test_household_pages_read_well(chromium, live_server, household, size):
             assert response is not None and response.ok, f"{name}: {response and response.status}"
             page.wait_for_load_state("networkidle")
             shot(page, f"{size}-{name}")
+            page.screenshot(path=str(shot_dir() / f"{size}-{name}-top.png"))  # the first screen
             overflow = page.evaluate(
                 "() => document.documentElement.scrollWidth - window.innerWidth"
             )
