@@ -41,6 +41,10 @@ def test_import_from_upload_to_revert(page, live_server, tmp_path):
     login(page, live_server, user.email)
     page.goto(f"{live_server.url}{reverse('admin:imports_import_add')}")
     page.set_input_files("#id_file", str(csv_path))
+    # the column fields become choices among the file's own header names
+    page.wait_for_selector("select#id_amount_col_label")
+    assert page.locator("select#id_amount_col_label").input_value() == "amount"
+    assert page.locator("select#id_notes_col_label").input_value() == ""  # no such column
     page.select_option("#id_account", str(account.pk))
     shot(page, "import-1-upload")
     page.click("#upload")
