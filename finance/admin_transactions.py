@@ -64,8 +64,9 @@ class TransactionAdmin(HouseholdAdmin):
         "rules_applied", "bank_data", "import_link", "external_id", "source", "excluded_by_sync",
         "pending_settled", "created_at", "updated_at",
     )  # fmt: skip
-    # What a household edits first; where the row came from folded away under "Details".
-    fieldsets = (
+    # What a household edits first; where the row came from folded away under "Details". Given
+    # by get_fieldsets: the system check refuses `tags` (its own through model) in `fieldsets`.
+    page_fieldsets = (
         (None, {"fields": (
             "account", "date", "amount", "currency", "name", "category", "merchant", "tags",
             "notes", "kind", "pending", "excluded", "rules_applied",
@@ -98,6 +99,9 @@ class TransactionAdmin(HouseholdAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).prefetch_related("tags")
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        return self.page_fieldsets
 
     @admin.display(description="name", ordering="name")
     def name_display(self, obj: Transaction) -> str:

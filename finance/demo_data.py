@@ -72,7 +72,7 @@ def demo_seed(*, family: Family) -> bool:
             balance_date=start - dt.timedelta(days=1),
         )
 
-    checking = account("Everyday checking", "depository", cur, "3250.00", "First Street Bank")
+    checking = account("Everyday checking", "depository", cur, "19000.00", "First Street Bank")
     savings = account("Savings", "depository", cur, "12000.00", "First Street Bank")
     card = account("Visa card", "credit_card", cur, "0", "First Street Bank")
     abroad = account(f"{other} account", "depository", other, "2400.00", "Euro Direct")
