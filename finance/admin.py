@@ -65,6 +65,7 @@ class TagAdmin(HouseholdAdmin):
 @admin.register(Transfer)
 class TransferAdmin(HouseholdAdmin):
     list_display = ("route", "when", "amount", "status")
+    ordering = ("-outflow_transaction__date", "-created_at")
     list_filter = ("status",)
     list_select_related = (
         "outflow_transaction__account", "inflow_transaction__account"
