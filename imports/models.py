@@ -87,7 +87,8 @@ class Import(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.type} {self.original_filename or self.id} ({self.status})"
+        """How the household's screens name an import: its file's name."""
+        return self.original_filename or "Import"
 
     @property
     def uploaded(self) -> bool:

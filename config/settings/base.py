@@ -121,6 +121,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en-us"
+FORMAT_MODULE_PATH = ["config.formats"]  # one date format on every screen
 TIME_ZONE = env.str("TIME_ZONE", default="UTC")
 try:
     zoneinfo.ZoneInfo(TIME_ZONE)
@@ -318,3 +319,6 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# `manage.py demo` (run by `make run`) fills an empty demo household with a year of activity.
+DEMO_DATA = env_bool("DEMO_DATA", True)

@@ -292,7 +292,11 @@ class Transaction(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.date} {self.name} {self.amount} {self.currency}"
+        """ "Salary, Acme Corp, 25 Nov 2026": how the household's screens name a transaction."""
+        from django.utils.formats import date_format
+
+        day = date_format(self.date) if hasattr(self.date, "year") else self.date
+        return f"{self.name or '(no name)'}, {day}"
 
     @property
     def classification(self) -> str:
@@ -369,7 +373,8 @@ class Transfer(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"Transfer {self.outflow_transaction_id} -> {self.inflow_transaction_id}"
+        """ "Monthly savings, 2 Nov 2026" (the outflow's name and day): no ids on screens."""
+        return f"Transfer: {self.outflow_transaction}"
 
 
 class RejectedTransfer(models.Model):
@@ -396,4 +401,4 @@ class RejectedTransfer(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Rejected {self.outflow_transaction_id} -> {self.inflow_transaction_id}"
+        return f"Rejected transfer: {self.outflow_transaction}"
