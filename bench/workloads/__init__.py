@@ -18,6 +18,7 @@ WORKLOADS: dict[str, str] = {
     "rules": "bench.workloads.rules",
     "old_dates": "bench.workloads.old_dates",
     "load": "bench.workloads.load",
+    "export": "bench.workloads.exports",
 }
 
 

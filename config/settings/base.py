@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "trades",
     "imports",
     "providers",
+    "exports",
 ]
 
 MIDDLEWARE = [
@@ -160,6 +161,8 @@ IMPORT_MAX_UPLOAD_BYTES = env_positive_int("IMPORT_MAX_UPLOAD_BYTES", 100 * 1024
 IMPORT_STUCK_AFTER_SECONDS = env_positive_int("IMPORT_STUCK_AFTER_SECONDS", 1800)
 # Uploads larger than this are parsed by a worker (the upload answers 202 at once).
 IMPORT_SYNC_PARSE_BYTES = env_positive_int("IMPORT_SYNC_PARSE_BYTES", 2 * 1024 * 1024)
+# A restore's archive (POST /api/v1/restores): a whole household, so larger than an import.
+RESTORE_MAX_UPLOAD_BYTES = env_positive_int("RESTORE_MAX_UPLOAD_BYTES", 2 * 1024 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(API_MAX_BODY_BYTES, IMPORT_MAX_UPLOAD_BYTES)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
@@ -206,6 +209,7 @@ SPECTACULAR_SETTINGS = {
         "ImportStatusEnum": "imports.models.Import.Status",
         "ImportMappingKindEnum": "imports.models.ImportMapping.Kind",
         "ImportReadbackStatusEnum": "imports.serializers.READBACK_STATUSES",
+        "ExportStatusEnum": "exports.models.Status",
     },
     "SECURITY": [],
     "DISABLE_ERRORS_AND_WARNINGS": True,
@@ -248,6 +252,12 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+
+# --- Export and restore (docs/decisions.md "Export and restore") -------------------------------
+# Archives are written under DATA_DIR/exports and deleted this many hours after they complete.
+EXPORT_RETENTION_HOURS = env_positive_int("EXPORT_RETENTION_HOURS", 72, maximum=24 * 3650)
+EXPORTS_DIR = DATA_DIR / "exports"
+RESTORES_DIR = DATA_DIR / "restores"
 
 # --- Providers ---------------------------------------------------------------------------------
 # Every number is bounded: a value far out of range fails here, naming the setting, instead of
