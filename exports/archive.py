@@ -73,7 +73,9 @@ CSV_COLUMNS = (
 )
 # Stored values a line carries beside the API representation, per kind: what the API does not
 # show but the records need to come back exactly (balances' anchors, what rules and the user
-# set, a provider's last snapshot, holdings' unrounded values).
+# set, a provider's last snapshot, holdings' unrounded values; `stored_amount`, the amount as
+# stored, on transactions and trades: the API shows it at the currency's precision, and a
+# trade of 3 at 12.5 JPY holds 37.5).
 EXTRAS = {
     "accounts": (
         "opening_balance",
@@ -120,7 +122,12 @@ def _account(account: Account) -> dict[str, Any]:
 def _transaction(txn: Transaction) -> dict[str, Any]:
     out = transaction_representation(txn)
     out.update((name, getattr(txn, name)) for name in EXTRAS["transactions"])
+    out["stored_amount"] = _text(txn.amount)
     return out
+
+
+def _trade(trade: Any) -> dict[str, Any]:
+    return {**TradeSerializer().to_representation(trade), "stored_amount": _text(trade.amount)}
 
 
 def _security(security: Any) -> dict[str, Any]:
@@ -159,7 +166,7 @@ RENDER: dict[str, Callable[[Any], dict[str, Any]]] = {
     "transactions": _transaction,
     "transfers": _plain(TransferSerializer),
     "rejected_transfers": _plain(RejectedTransferSerializer),
-    "trades": _plain(TradeSerializer),
+    "trades": _trade,
     "holdings": _holding,
     "security_prices": _plain(SecurityPriceSerializer),
     "exchange_rates": _plain(ExchangeRateSerializer),

@@ -239,7 +239,7 @@ class Restorer(InvestmentsAndConnections):
             rows.append(
                 (
                     pk, family_id, new(line["account"]["id"]), day(line["date"]),
-                    Decimal(line["amount"]), line["currency"], line["name"], line["notes"],
+                    Decimal(line["stored_amount"]), line["currency"], line["name"], line["notes"],
                     line["external_id"], line["source"], new(ref(line["category"])),
                     new(ref(line["merchant"])), line["kind"], line["pending"], line["excluded"],
                     line["excluded_by_sync"], line["pending_settled"], line["provider_snapshot"],

@@ -25,7 +25,7 @@ class InvestmentsAndConnections:
                 self.new(line["id"]), self.family.pk, self.new(line["account"]["id"]),
                 None if security is None else self.securities[security["id"]], line["kind"],
                 day(line["date"]), Decimal(line["qty"]), Decimal(line["price"]),
-                Decimal(line["amount"]), line["currency"], line["name"], line["notes"],
+                Decimal(line["stored_amount"]), line["currency"], line["name"], line["notes"],
                 line["investment_activity_label"], self.new(ref(line["category"])),
                 *self._stamps(line),
             )  # fmt: skip

@@ -51,8 +51,15 @@ class ExportSerializer(serializers.Serializer):
             "size_bytes": export.size_bytes,
             "created_at": iso_utc(export.created_at),
             "completed_at": iso_utc(export.completed_at),
-            "download_url": reverse("export-download", args=[export.pk]) if ready else None,
+            "download_url": self._absolute(reverse("export-download", args=[export.pk]))
+            if ready
+            else None,
         }
+
+    def _absolute(self, path: str) -> str:
+        """A full URL when the request is known (the API), the path otherwise."""
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request is not None else path
 
 
 class RestoreRequestSerializer(serializers.Serializer):

@@ -15,10 +15,10 @@ from typing import IO, Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Sum
 from django.utils import timezone
 
 from core.errors import ApplicationError, Conflict
+from core.exact import ExactSum
 from core.tasks import enqueue_on_commit
 from exports.archive import ArchiveSummary, Progress, archive_write
 from exports.models import Export, Restore
@@ -177,21 +177,12 @@ class _ReadbackMismatch(Exception):
 
 
 def _account_sums(family: Family) -> dict[str, Decimal]:
-    """The sum of the transactions per account and currency, exact: SQLite sums decimals as
-    floating point, so there the rows are added up here."""
+    """The sum of the transactions per account and currency, exact on both databases."""
     rows = Transaction.objects.filter(family=family).order_by()
-    if connection.vendor == "postgresql":
-        return {
-            f"{row['account_id']}:{row['currency']}": row["total"]
-            for row in rows.values("account_id", "currency").annotate(total=Sum("amount"))
-        }
-    sums: dict[str, Decimal] = {}
-    for account_id, currency, amount in rows.values_list(
-        "account_id", "currency", "amount"
-    ).iterator(chunk_size=10_000):
-        key = f"{account_id}:{currency}"
-        sums[key] = sums.get(key, Decimal(0)) + amount
-    return sums
+    return {
+        f"{row['account_id']}:{row['currency']}": row["total"]
+        for row in rows.values("account_id", "currency").annotate(total=ExactSum("amount"))
+    }
 
 
 def restore_readback(*, family: Family, archive: Archive, namespace: uuid.UUID) -> dict[str, Any]:

@@ -69,7 +69,9 @@ class ExportViewSet(FamilyViewSet):
         responses=ExportSerializer,
     )
     def retrieve(self, request: Request, pk: str) -> Response:
-        return Response(ExportSerializer().to_representation(self.get_object()))
+        return Response(
+            ExportSerializer(context={"request": request}).to_representation(self.get_object())
+        )
 
     @extend_schema(
         summary="Download an export's archive",

@@ -6,6 +6,7 @@ import hashlib
 import io
 import json
 import zipfile
+from decimal import Decimal
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -15,7 +16,15 @@ from exports.selectors import KINDS
 from finance.models import Account, ApiKey, Category, Transaction
 from providers.models import ProviderConnection
 from tests.conftest import assert_error, make_household
-from tests.exports.helpers import PROVIDER_SECRET, build_rich_household, canonical, ok, read_archive
+from tests.exports.helpers import (
+    PROVIDER_SECRET,
+    build_rich_household,
+    canonical,
+    ok,
+    post,
+    read_archive,
+    txn,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -26,6 +35,9 @@ def export_bytes(household, capture) -> tuple[dict, bytes]:
     assert set(started) == {"id", "status"} and started["status"] == "pending"
     export = ok(household.client.get(f"/api/v1/exports/{started['id']}"), 200)
     assert export["status"] == "complete", export
+    assert export["download_url"] == (
+        f"http://testserver/api/v1/exports/{started['id']}/download"
+    )  # absolute: a client follows it as it is
     response = household.client.get(export["download_url"])
     assert response.status_code == 200
     assert response["Content-Type"] == "application/zip"
@@ -201,3 +213,32 @@ def test_a_restore_larger_than_its_limit_is_refused(alice, settings):
     r = alice.client.post("/api/v1/restores", {"file": upload}, format="multipart")
     assert_error(r, 413, "payload_too_large")
     assert not alice.family.restores.exists()
+
+
+def test_amounts_finer_than_the_currency_come_back_exactly(
+    alice, django_capture_on_commit_callbacks
+):
+    """The API shows amounts at the currency's precision; the archive keeps the stored one, so
+    a JPY trade of 3 at 12.5 (37.5) and a USD row of 12.3456 leave the balances as they were."""
+    capture = django_capture_on_commit_callbacks
+    broker = post(
+        alice, "/api/v1/accounts",
+        {"account": {"name": "Broker", "currency": "JPY", "account_type": "investment"}},
+    )  # fmt: skip
+    wallet = post(alice, "/api/v1/accounts", {"account": {"name": "Wallet", "currency": "USD"}})
+    body = {"account_id": broker["id"], "date": "2024-03-05", "ticker": "VTI", "qty": 3}
+    post(alice, "/api/v1/trades", {"trade": {**body, "price": "12.5"}})
+    txn(alice, wallet, "2024-03-06", "12.3456", "Fine")
+    before = {
+        a.name: (a.balance, a.holdings_value) for a in Account.objects.filter(family=alice.family)
+    }
+    _, data = export_bytes(alice, capture)
+    target = make_household("finer")
+    started = ok(restore(target, capture, data), 202)
+    restored = ok(target.client.get(f"/api/v1/restores/{started['id']}"), 200)
+    assert restored["status"] == "complete", restored
+    after = {
+        a.name: (a.balance, a.holdings_value) for a in Account.objects.filter(family=target.family)
+    }
+    assert after == before
+    assert before["Wallet"][0] == Decimal("-12.3456")
