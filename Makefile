@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | 
 PG_URL ?= postgres://postgres@127.0.0.1:5432/test
 BIND ?= 127.0.0.1:8000
 
-.PHONY: install run test test-sqlite test-postgres lint format bench fuzz fake-lunchflow fake-simplefin fake-ecb
+.PHONY: install run test test-sqlite test-postgres lint format bench e2e fuzz fake-lunchflow fake-simplefin fake-ecb
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -47,6 +47,12 @@ test-postgres: install
 
 bench: install
 	$(PY) bench/run.py $(if $(FULL),--full,)
+
+# The production shape (gunicorn, two Celery workers, beat, PostgreSQL, Redis) as local
+# processes, workers SIGKILLed mid-publish and mid-sync (scripts/e2e/run.py). Skips, exit 0,
+# when PostgreSQL or Redis does not answer. E2E_REDIS_URL: a Redis database it owns (flushed).
+e2e: install
+	$(PY) scripts/e2e/run.py
 
 fuzz: install
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} $(PY) -m pytest -q tests/hardening/test_schema_fuzz.py

@@ -182,7 +182,8 @@ def transaction_rows(
             "id": uuid.uuid4(),
             "account": hh.accounts[i % len(hh.accounts)],
             "date": day,
-            "amount": f"{amount:.2f}",
+            # Four places: on SQLite the column holds this canonical text (core/exact.py).
+            "amount": f"{amount:.4f}",
             "name": f"{rng.choice(WORDS)} {i % 997}",
             "category": hh.categories[i % len(hh.categories)] if i % 3 else None,
             "merchant": hh.merchants[i % len(hh.merchants)] if i % 2 else None,

@@ -49,6 +49,7 @@ class FinanceAdminSite(admin.AdminSite):
     site_header = "Household finances"
     site_title = "Household finances"
     index_title = "Your household"
+    site_url = None  # the site is the admin: "/" redirects here, so no "View site" link
 
     def index(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
@@ -57,7 +58,7 @@ class FinanceAdminSite(admin.AdminSite):
         family = getattr(request.user, "family", None)
         if family is None or request.user.is_superuser:
             return super().index(request, extra_context)
-        from finance.charts import bar_chart, line_chart
+        from finance.charts import bar_chart, cash_flow_chart, line_chart
         from finance.selectors.dashboard import dashboard_context
 
         data = dashboard_context(family=family)
@@ -68,10 +69,10 @@ class FinanceAdminSite(admin.AdminSite):
             "net_worth_chart": line_chart(
                 data["net_worth"], currency=family.currency, label="net worth"
             ),
+            "cash_flow_chart": cash_flow_chart(data["cash_flow"], currency=family.currency),
             "spending_chart": bar_chart(
                 data["spending"], currency=family.currency, label="spending by category"
             ),
-            "app_list": self.get_app_list(request),
             **(extra_context or {}),
         }
         request.current_app = self.name

@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.permissions import AllowAny
 from rest_framework.routers import SimpleRouter
 
+from exports.views import register as register_exports
 from finance.views import register as register_finance
 from finance.views import report_urls as finance_report_urls
 from imports.views import register as register_imports
@@ -19,6 +20,7 @@ register_finance(router)
 register_trades(router)
 register_imports(router)
 register_providers(router)
+register_exports(router)
 
 _public = {"authentication_classes": [], "permission_classes": [AllowAny], "throttle_classes": []}
 

@@ -8,7 +8,9 @@
 - "Tidy transaction counters" (finance/row_counts.py): every 15 minutes.
 - "Fetch exchange rates" (the European Central Bank's, finance/fx/fetch.py): daily at
   FX_SCHEDULE_HOUR:FX_SCHEDULE_MINUTE in Europe/Berlin (the ECB publishes around 16:00 CET on
-  working days), when FX_PROVIDER=ecb."""
+  working days), when FX_PROVIDER=ecb.
+- "Delete expired exports" (exports/services.py): hourly; archives older than
+  EXPORT_RETENTION_HOURS (default 72) go."""
 
 from __future__ import annotations
 
@@ -59,6 +61,11 @@ def beat_schedule() -> dict[str, dict]:
             "task": "imports.settle_stuck",
             "schedule": crontab(minute="*/5"),
             "options": {"expires": 240},
+        },
+        "Delete expired exports": {
+            "task": "exports.expire",
+            "schedule": crontab(minute=17),
+            "options": {"expires": 3000},
         },
         "Tidy transaction counters": {
             "task": "finance.tidy_row_counts",

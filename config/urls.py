@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
@@ -13,6 +14,7 @@ urlpatterns = [
     re_path(r"^api(?:/.*)?$", api_not_found),
     path("admin/", admin.site.urls),
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
+    path("favicon.ico", RedirectView.as_view(url=static("finance/favicon.svg"), permanent=True)),
 ]
 
 handler404 = "finance.api.errors.handler404"

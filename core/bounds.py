@@ -33,11 +33,11 @@ def _max_date(today: dt.date) -> dt.date:
         return today.replace(year=today.year + FUTURE_YEARS, day=28)
 
 
-def date_problem(value: dt.date) -> str | None:
-    """Why a date cannot be stored, or None."""
+def date_problem(value: dt.date, today: dt.date | None = None) -> str | None:
+    """Why a date cannot be stored (on `today`, default the server's), or None."""
     if value < MIN_DATE:
         return f"must be on or after {MIN_DATE.isoformat()}"
-    latest = max_date()
+    latest = max_date(today)
     if value > latest:
         return f"must be on or before {latest.isoformat()} (five years from today)"
     return None

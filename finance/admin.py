@@ -4,9 +4,11 @@ from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.formats import date_format
 
 from finance import admin_accounts, admin_rules, admin_transactions  # noqa: F401  (registers)
 from finance.admin_base import HouseholdAdmin, HouseholdRelatedFilter
+from finance.labels import counted
 from finance.models import (
     Category,
     Family,
@@ -17,6 +19,7 @@ from finance.models import (
     User,
 )
 from finance.services.transfers import transfer_confirm, transfer_reject
+from finance.templatetags.finance_admin import money_text
 
 
 @admin.register(Family)
@@ -45,7 +48,6 @@ class CategoryAdmin(HouseholdAdmin):
     list_display = ("name", "parent", "color", "icon")
     list_filter = (("parent", HouseholdRelatedFilter),)
     search_fields = ("name",)
-    autocomplete_fields = ("parent",)
 
 
 @admin.register(Merchant)
@@ -62,9 +64,12 @@ class TagAdmin(HouseholdAdmin):
 
 @admin.register(Transfer)
 class TransferAdmin(HouseholdAdmin):
-    list_display = ("__str__", "status", "outflow_transaction", "inflow_transaction", "created_at")
+    list_display = ("route", "when", "amount", "status")
+    ordering = ("-outflow_transaction__date", "-created_at")
     list_filter = ("status",)
-    list_select_related = ("outflow_transaction", "inflow_transaction")
+    list_select_related = (
+        "outflow_transaction__account", "inflow_transaction__account"
+    )  # fmt: skip
     search_fields = ("outflow_transaction__name", "inflow_transaction__name")
     readonly_fields = ("inflow_transaction", "outflow_transaction", "status")
     actions = ("confirm_transfers", "reject_transfers")
@@ -72,11 +77,28 @@ class TransferAdmin(HouseholdAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # transfers are suggested by matching or linked through the API
 
+    @admin.display(description="transfer")
+    def route(self, obj: Transfer) -> str:
+        out, into = obj.outflow_transaction, obj.inflow_transaction
+        return f"{out.account.name} → {into.account.name}: {out.name}"
+
+    @admin.display(description="date", ordering="outflow_transaction__date")
+    def when(self, obj: Transfer) -> str:
+        return date_format(obj.outflow_transaction.date)
+
+    @admin.display(description="amount")
+    def amount(self, obj: Transfer) -> str:
+        return money_text(obj.outflow_transaction.amount, obj.outflow_transaction.currency)
+
     @admin.action(description="Confirm selected transfers", permissions=["change"])
     def confirm_transfers(self, request: HttpRequest, queryset: QuerySet) -> None:
         for transfer in queryset:
             transfer_confirm(transfer=transfer)
-        self.message_user(request, f"{queryset.count()} transfer(s) confirmed.", messages.SUCCESS)
+        self.message_user(
+            request,
+            f"{counted(queryset.count(), 'transfer', 'transfers')} confirmed.",
+            messages.SUCCESS,
+        )
 
     @admin.action(description="Reject selected transfers", permissions=["change"])
     def reject_transfers(self, request: HttpRequest, queryset: QuerySet) -> None:
@@ -84,12 +106,14 @@ class TransferAdmin(HouseholdAdmin):
         for transfer in list(queryset):
             transfer_reject(transfer=transfer)
             count += 1
-        self.message_user(request, f"{count} transfer(s) rejected.", messages.SUCCESS)
+        self.message_user(
+            request, f"{counted(count, 'transfer', 'transfers')} rejected.", messages.SUCCESS
+        )
 
 
 @admin.register(RejectedTransfer)
 class RejectedTransferAdmin(HouseholdAdmin):
-    list_display = ("__str__", "outflow_transaction", "inflow_transaction", "created_at")
+    list_display = ("outflow_transaction", "inflow_transaction", "created_at")
     list_select_related = ("outflow_transaction", "inflow_transaction")
     search_fields = ("outflow_transaction__name", "inflow_transaction__name")
     readonly_fields = ("inflow_transaction", "outflow_transaction")

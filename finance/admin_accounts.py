@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.contrib.admin.utils import unquote
 from django.db.models import QuerySet
@@ -11,18 +12,36 @@ from django.http import HttpRequest, HttpResponse
 
 from finance.admin_base import HouseholdAdmin, user_family
 from finance.charts import line_chart
+from finance.labels import NONE
 from finance.models import Account
-from finance.money import format_amount
+from finance.money import quantize
 from finance.selectors.account_page import account_page_context
 from finance.services.accounts import account_create, account_delete, account_update
+from finance.templatetags.finance_admin import money_text, when
+
+
+class AccountForm(forms.ModelForm):
+    """The opening balance at the currency's precision ("1523.47", not "1523.4700")."""
+
+    class Meta:
+        model = Account
+        fields = "__all__"  # noqa: DJ007 - the admin passes its own field list
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        opening = self.initial.get("opening_balance")
+        if opening is not None and self.instance.currency:
+            self.initial["opening_balance"] = quantize(opening, self.instance.currency)
 
 
 @admin.register(Account)
 class AccountAdmin(HouseholdAdmin):
+    form = AccountForm
     list_display = ("name", "account_type", "status", "balance_display", "institution_name")
     list_filter = ("account_type", "status")
     search_fields = ("name", "institution_name")
-    readonly_fields = ("balance", "holdings_value", "reported_balance", "reported_balance_at")
+    readonly_fields = ("balance_text", "holdings_text", "reported_text")
+    exclude = ("balance", "holdings_value", "reported_balance", "reported_balance_at")
 
     def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
         initial = super().get_changeform_initial_data(request)
@@ -45,7 +64,21 @@ class AccountAdmin(HouseholdAdmin):
 
     @admin.display(description="balance", ordering="balance")
     def balance_display(self, obj: Account) -> str:
-        return f"{format_amount(obj.balance, obj.currency)} {obj.currency}"
+        return money_text(obj.balance, obj.currency)
+
+    @admin.display(description="balance")
+    def balance_text(self, obj: Account) -> str:
+        return money_text(obj.balance, obj.currency) if obj.pk else NONE
+
+    @admin.display(description="of which investments")
+    def holdings_text(self, obj: Account) -> str:
+        return money_text(obj.holdings_value, obj.currency) if obj.holdings_value else NONE
+
+    @admin.display(description="balance the bank reports")
+    def reported_text(self, obj: Account) -> str:
+        if obj.reported_balance is None:
+            return NONE
+        return f"{money_text(obj.reported_balance, obj.currency)}, {when(obj.reported_balance_at)}"
 
     def save_model(self, request: HttpRequest, obj: Account, form: Any, change: bool) -> None:
         """The admin writes through the same services as the API."""

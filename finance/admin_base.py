@@ -7,11 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
-from django.core.exceptions import ValidationError
+from django.contrib.admin.views.main import ChangeList
+from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from core.exact import ExactDecimalField, ExactOrder
 from finance.models import Family
 
 
@@ -50,11 +52,35 @@ def _family_path(model: type[models.Model]) -> str | None:
     return None
 
 
+def _numeric_order(model: type[models.Model], order: Any) -> Any:
+    """A sort by a decimal column in numeric order: on SQLite the column holds text
+    (core/exact.py), and "10" sorts before "9" as text."""
+    if not isinstance(order, str):
+        return order
+    try:
+        field = model._meta.get_field(order.lstrip("-"))
+    except FieldDoesNotExist:
+        return order
+    if not isinstance(field, ExactDecimalField):
+        return order
+    key = ExactOrder(field.name)
+    return key.desc() if order.startswith("-") else key.asc()
+
+
+class NumericOrderChangeList(ChangeList):
+    def get_ordering(self, request: HttpRequest, queryset: QuerySet) -> list[Any]:
+        ordering = super().get_ordering(request, queryset)
+        return [_numeric_order(queryset.model, order) for order in ordering]
+
+
 class HouseholdAdmin(admin.ModelAdmin):
     """Set `family_path` when the model reaches its household by another path than `family`."""
 
     family_path: str | None = None
     list_per_page = 50
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return NumericOrderChangeList
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return scope_queryset(super().get_queryset(request), request, self.family_path)

@@ -9,9 +9,10 @@ from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 
+from core.bounds import date_problem
 from finance.admin_base import HouseholdAdmin, is_staff_operator, user_family
 from finance.currencies import is_currency
-from finance.fx.bounds import DATE_RANGE_MESSAGE, RATE_MESSAGE, date_in_bounds, rate_parse
+from finance.fx.bounds import DATE_RANGE_MESSAGE, RATE_MESSAGE, rate_parse
 from finance.models import ExchangeRate, Family
 from finance.serializers.fx import SAME_CURRENCY, rate_text
 
@@ -39,7 +40,7 @@ class ExchangeRateForm(forms.ModelForm):
 
     def clean_date(self) -> Any:
         value = self.cleaned_data.get("date")
-        if value is not None and not date_in_bounds(value):
+        if value is not None and date_problem(value):
             raise forms.ValidationError(f"The date {DATE_RANGE_MESSAGE}.")
         return value
 

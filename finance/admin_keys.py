@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from finance.admin_base import HouseholdAdmin
+from finance.labels import counted
 from finance.models import ApiKey
 from finance.services.api_keys import api_key_create, api_key_revoke
 
@@ -106,7 +107,7 @@ class ApiKeyAdmin(HouseholdAdmin):
         for key in queryset.filter(revoked_at__isnull=True):
             api_key_revoke(key=key)
             count += 1
-        self.message_user(request, f"Revoked {count} key(s).", messages.SUCCESS)
+        self.message_user(request, f"Revoked {counted(count, 'key', 'keys')}.", messages.SUCCESS)
 
     def save_model(self, request: HttpRequest, obj: ApiKey, form: Any, change: bool) -> None:
         if change:

@@ -4,6 +4,7 @@ the inline-edit form."""
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -12,7 +13,9 @@ from django.contrib.admin.helpers import ActionForm
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from finance.labels import label_for
 from finance.models import Category, Tag, Transaction
+from finance.money import quantize
 
 
 class DateRangeFilter(admin.FieldListFilter):
@@ -84,15 +87,56 @@ class TransactionActionForm(ActionForm):
 
 
 class TransactionListForm(forms.ModelForm):
-    """Inline edit of category and notes: the category must be the transaction's household's."""
+    """Inline edit of category and notes: the category must be the transaction's household's.
+
+    The category is a plain choice: no add, change, view or delete icons in every row."""
 
     class Meta:
         model = Transaction
         fields = ("category", "notes")
-        widgets = {"notes": forms.TextInput(attrs={"size": 24})}
+        widgets = {"notes": forms.TextInput(attrs={"size": 18, "aria-label": "Notes"})}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        category = self.fields["category"]
+        category.widget = forms.Select(attrs={"aria-label": "Category"})
+        category.widget.choices = self.category_choices(category)
+
+    @classmethod
+    def category_choices(cls, field: Any) -> list:
+        """The household's categories, read once for the whole page (not once a row)."""
+        if getattr(cls, "_choices", None) is None:
+            cls._choices = list(field.choices)
+        return cls._choices
 
     def clean_category(self) -> Category | None:
         category = self.cleaned_data.get("category")
         if category is not None and category.family_id != self.instance.family_id:
             raise forms.ValidationError("This category belongs to another household.")
         return category
+
+
+class TransactionForm(forms.ModelForm):
+    """The change form: the amount signed as the list shows it (money out negative), at the
+    currency's precision; the ledger keeps money out positive (decisions.md)."""
+
+    class Meta:
+        model = Transaction
+        fields = "__all__"  # noqa: DJ007 - the admin passes its own field list
+        help_texts = {"amount": "Money out is negative (-12.50), money in positive (2,500.00)."}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if "kind" in self.fields:
+            self.fields["kind"].choices = [
+                (value, label_for("kind", value) if value else text)
+                for value, text in self.fields["kind"].choices
+            ]
+        stored = self.initial.get("amount")
+        if stored is not None:
+            currency = self.instance.currency or "USD"
+            self.initial["amount"] = quantize(-Decimal(stored), currency)
+
+    def clean_amount(self) -> Decimal | None:
+        amount = self.cleaned_data.get("amount")
+        return None if amount is None else -amount

@@ -15,6 +15,8 @@ from django.views.decorators.http import require_POST
 
 from core.errors import ApplicationError
 from finance.admin_base import HouseholdAdmin
+from finance.labels import NONE, label_for
+from finance.templatetags.finance_admin import definition_list, flow_amount
 from imports.admin_views import (
     import_configure_save,
     import_mappings_save,
@@ -33,8 +35,8 @@ from imports.services.revert import import_revert
 @admin.register(Import)
 class ImportAdmin(HouseholdAdmin):
     list_display = (
-        "__str__",
-        "status",
+        "file_name",
+        "status_text",
         "account",
         "rows",
         "invalid_rows",
@@ -46,12 +48,12 @@ class ImportAdmin(HouseholdAdmin):
     search_fields = ("original_filename", "id")
     fields = (
         "account",
-        "status",
+        "status_text",
         "original_filename",
         "file_size",
         "encoding",
-        "headers",
-        "configuration",
+        "columns",
+        "settings",
         "error",
         "published_at",
         "reverted_at",
@@ -59,6 +61,22 @@ class ImportAdmin(HouseholdAdmin):
     )
     readonly_fields = fields  # every change goes through the wizard's services
     actions = ["publish_selected", "revert_selected"]
+
+    @admin.display(description="file", ordering="original_filename")
+    def file_name(self, obj: Import) -> str:
+        return obj.original_filename or "Import"
+
+    @admin.display(description="status", ordering="status")
+    def status_text(self, obj: Import) -> str:
+        return label_for("import", obj.status)
+
+    @admin.display(description="columns in the file")
+    def columns(self, obj: Import) -> str:
+        return ", ".join(str(h) for h in obj.headers or []) or NONE
+
+    @admin.display(description="how the file is read")
+    def settings(self, obj: Import) -> str:
+        return definition_list(obj.configuration)
 
     @admin.display(description="rows")
     def rows(self, obj: Import) -> int:
@@ -74,7 +92,8 @@ class ImportAdmin(HouseholdAdmin):
 
     @admin.display(description="verification")
     def readback(self, obj: Import) -> str:
-        return ((obj.verification or {}).get("readback") or {}).get("status", "not_verified")
+        status = ((obj.verification or {}).get("readback") or {}).get("status")
+        return label_for("readback", status)
 
     def add_view(self, request: HttpRequest, form_url: str = "", extra_context: Any = None) -> Any:
         if not self.has_add_permission(request):
@@ -137,11 +156,29 @@ class ImportAdmin(HouseholdAdmin):
 @admin.register(ImportRow)
 class ImportRowAdmin(HouseholdAdmin):
     family_path = "data_import__family"
-    list_display = ("data_import", "row_number", "valid", "duplicate", "name", "amount", "errors")
+    list_display = (
+        "data_import",
+        "row_number",
+        "valid",
+        "duplicate",
+        "name",
+        "amount_text",
+        "problems",
+    )
     list_filter = ("valid", "duplicate", "skipped")
-    list_select_related = ("data_import",)
+    list_select_related = ("data_import__account", "data_import__family")
     search_fields = ("name",)
     readonly_fields = [f.name for f in ImportRow._meta.fields]
+
+    @admin.display(description="amount", ordering="amount")
+    def amount_text(self, obj: ImportRow) -> str:
+        imp = obj.data_import
+        currency = imp.account.currency if imp.account_id else imp.family.currency
+        return flow_amount(obj.amount, currency) if obj.amount is not None else NONE
+
+    @admin.display(description="errors")
+    def problems(self, obj: ImportRow) -> str:
+        return "; ".join(str(e) for e in obj.errors or []) or NONE
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         qs = super().get_queryset(request)

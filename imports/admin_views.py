@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from core.errors import ApplicationError, ValidationFailed
 from finance.admin_base import scope_queryset, user_family
+from finance.labels import label_for
 from finance.models import Account, Category, Tag
 from finance.money import format_amount
 from imports.forms import ImportConfigForm, ImportUploadForm, StatementConfigForm
@@ -109,7 +110,12 @@ def review_context(imp: Import, request: HttpRequest) -> dict[str, Any]:
     pending = imp.status == Import.Status.PENDING and not imp.parsing
     statement_file = imp.type in Import.STATEMENT_TYPES
     form_class = StatementConfigForm if statement_file else ImportConfigForm
-    config = form_class(initial={**imp.configuration}) if pending else None
+    if not pending:
+        config = None
+    elif statement_file:
+        config = form_class(initial={**imp.configuration})
+    else:
+        config = form_class(initial={**imp.configuration}, headers=list(imp.headers or []))
     return {
         "imp": imp,
         "statements": _statements(imp, mappings) if statement_file else [],
@@ -189,7 +195,13 @@ def import_mappings_save(admin: Any, request: HttpRequest, object_id: Any) -> Ht
 def import_configure_save(admin: Any, request: HttpRequest, object_id: Any) -> HttpResponse:
     imp = _import(request, object_id)
     statement_file = imp.type in Import.STATEMENT_TYPES
-    form = StatementConfigForm(request.POST) if statement_file else ImportConfigForm(request.POST)
+    form = (
+        StatementConfigForm(request.POST)
+        if statement_file
+        else ImportConfigForm(
+            request.POST, initial={**imp.configuration}, headers=list(imp.headers or [])
+        )
+    )
     if not form.is_valid():
         messages.error(request, "Configuration: " + form.errors.as_text())
         return HttpResponseRedirect(_change_url(imp))
@@ -228,6 +240,7 @@ def import_status(admin: Any, request: HttpRequest, object_id: Any) -> JsonRespo
         {
             "id": str(imp.pk),
             "status": imp.status,
+            "status_text": label_for("import", imp.status),
             "parsing": imp.parsing,
             "rows_processed": processed,
             "rows_to_create": (imp.stats or {}).get("rows_to_create", 0),

@@ -7,6 +7,7 @@ import uuid
 from django.db import models
 from django.db.models import Q
 
+from core.exact import ExactDecimalField
 from finance.models import Account, Family
 
 
@@ -86,7 +87,8 @@ class Import(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.type} {self.original_filename or self.id} ({self.status})"
+        """How the household's screens name an import: its file's name."""
+        return self.original_filename or "Import"
 
     @property
     def uploaded(self) -> bool:
@@ -107,7 +109,7 @@ class ImportRow(models.Model):
     row_number = models.IntegerField()
     raw = models.JSONField(default=list)
     date = models.DateField(null=True, blank=True)
-    amount = models.DecimalField(max_digits=19, decimal_places=4, null=True, blank=True)
+    amount = ExactDecimalField(max_digits=19, decimal_places=4, null=True, blank=True)
     currency = models.CharField(max_length=3, blank=True, default="")
     name = models.CharField(max_length=255, blank=True, default="")
     category = models.CharField(max_length=255, blank=True, default="")
@@ -205,9 +207,9 @@ class ImportStatement(models.Model):
     first_line = models.IntegerField(default=0)
     last_line = models.IntegerField(default=0)
     # In the file's sign: positive is money on the account.
-    opening_balance = models.DecimalField(max_digits=19, decimal_places=4, null=True, blank=True)
+    opening_balance = ExactDecimalField(max_digits=19, decimal_places=4, null=True, blank=True)
     opening_date = models.DateField(null=True, blank=True)
-    closing_balance = models.DecimalField(max_digits=19, decimal_places=4, null=True, blank=True)
+    closing_balance = ExactDecimalField(max_digits=19, decimal_places=4, null=True, blank=True)
     closing_date = models.DateField(null=True, blank=True)
     entries_count = models.IntegerField(default=0)
 

@@ -18,9 +18,10 @@ from django.views.decorators.http import require_POST
 
 from core.errors import ValidationFailed
 from finance.admin_base import HouseholdAdmin, HouseholdRelatedFilter, scope_queryset
+from finance.labels import connection_health, counted, label_for
 from finance.models import Account
 from finance.selectors.account_page import account_latest_transactions, account_provider_link
-from finance.templatetags.finance_admin import money
+from finance.templatetags.finance_admin import definition_list, money, when
 from providers.admin_views import (
     connection_add,
     connection_link,
@@ -39,13 +40,15 @@ def sync_now(modeladmin: Any, request: HttpRequest, queryset: QuerySet) -> None:
         _, created = sync_request(connection=connection)
         started += int(created)
     modeladmin.message_user(
-        request, f"{started} sync(s) started; already running ones were kept.", messages.SUCCESS
+        request,
+        f"{counted(started, 'sync', 'syncs')} started; already running ones were kept.",
+        messages.SUCCESS,
     )
 
 
 @admin.register(ProviderConnection)
 class ProviderConnectionAdmin(HouseholdAdmin):
-    list_display = ("__str__", "provider", "status", "error", "last_synced_at", "created_at")
+    list_display = ("__str__", "provider", "status", "last_synced_at")
     list_filter = ("provider", "status")
     fields = ("provider", "name", "status", "error", "last_synced_at", "daily_request_count")
     readonly_fields = ("provider", "status", "error", "last_synced_at", "daily_request_count")
@@ -159,7 +162,9 @@ class ProviderConnectionAdmin(HouseholdAdmin):
         body = _sync_json(sync)
         if sync.status not in Sync.ACTIVE:
             account.refresh_from_db()
-            body["balance_text"] = f"{account.currency} {money(account.balance, account.currency)}"
+            body["balance_text"] = money(account.balance, account.currency)
+            link = account_provider_link(account=account)
+            body["health"], body["health_text"] = connection_health(link.connection, sync)
             body["transactions_html"] = render_to_string(
                 "admin/finance/account/_latest_transactions.html",
                 {"latest_transactions": account_latest_transactions(account=account)},
@@ -172,6 +177,8 @@ def _sync_json(sync: Sync) -> dict[str, Any]:
     return {
         "id": str(sync.pk),
         "status": sync.status,
+        "status_text": label_for("sync", sync.status),
+        "finished_text": when(sync.finished_at) if sync.finished_at else "",
         "started_at": sync.started_at.isoformat() if sync.started_at else None,
         "finished_at": sync.finished_at.isoformat() if sync.finished_at else None,
         "error": sync.error,
@@ -182,7 +189,7 @@ def _sync_json(sync: Sync) -> dict[str, Any]:
 @admin.register(ProviderAccount)
 class ProviderAccountAdmin(HouseholdAdmin):
     family_path = "connection__family"
-    list_display = ("name", "connection", "upstream_id", "currency", "account", "skipped")
+    list_display = ("name", "connection", "currency", "account", "skipped")
     list_filter = (("connection", HouseholdRelatedFilter), "skipped")
     fields = ("connection", "name", "upstream_id", "currency", "account", "skipped")
     readonly_fields = ("connection", "name", "upstream_id", "currency")
@@ -195,7 +202,7 @@ class ProviderAccountAdmin(HouseholdAdmin):
 @admin.register(Sync)
 class SyncAdmin(HouseholdAdmin):
     family_path = "connection__family"
-    list_display = ("id", "connection", "status", "started_at", "finished_at", "error")
+    list_display = ("started", "connection", "status", "finished_at", "error")
     list_filter = ("status", ("connection", HouseholdRelatedFilter))
     readonly_fields = (
         "connection",
@@ -206,10 +213,18 @@ class SyncAdmin(HouseholdAdmin):
         "started_at",
         "finished_at",
         "error",
-        "stats",
+        "stats_text",
         "attempt",
     )
     fields = readonly_fields
+
+    @admin.display(description="started", ordering="created_at")
+    def started(self, obj: Sync) -> str:
+        return when(obj.started_at or obj.created_at)
+
+    @admin.display(description="figures")
+    def stats_text(self, obj: Sync) -> str:
+        return definition_list(obj.stats)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

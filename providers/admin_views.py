@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from finance.admin_base import is_staff_operator, scope_queryset, user_family
 from finance.api.errors import ValidationFailed
+from finance.labels import connection_health, counted
 from finance.models import Account, Family
 from providers.models import ProviderConnection, Sync
 from providers.services import connection_create, provider_account_update, sync_request
@@ -87,7 +88,10 @@ def connection_add(admin: Any, request: HttpRequest) -> HttpResponse:
                 connection.name = data["name"]
                 connection.save(update_fields=["name", "updated_at"])
             found = connection.accounts.count()
-            messages.success(request, f"Connected: {found} account(s) found. Link them below.")
+            messages.success(
+                request,
+                f"Connected: {counted(found, 'account', 'accounts')} found. Link them below.",
+            )
             return HttpResponseRedirect(_change_url(connection))
     return _render(
         request,
@@ -146,7 +150,9 @@ def connection_link(admin: Any, request: HttpRequest, object_id: Any) -> HttpRes
     except ValidationFailed as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, f"{len(choices)} account link(s) saved.")
+        messages.success(
+            request, f"{counted(len(choices), 'account link', 'account links')} saved."
+        )
     return HttpResponseRedirect(_change_url(connection))
 
 
@@ -163,14 +169,18 @@ def connection_page_context(connection: ProviderConnection, request: HttpRequest
     if is_staff_operator(request):
         accounts = accounts.filter(family_id=connection.family_id)
     links = list(connection.accounts.select_related("account").order_by("name"))
+    syncs = list(
+        Sync.objects.filter(connection=connection)
+        .select_related("provider_account")
+        .order_by("-created_at")[:HISTORY]
+    )
+    health, health_text = connection_health(connection, syncs[0] if syncs else None)
     return {
         "links": links,
+        "health": health,
+        "health_text": health_text,
         "ledger_accounts": list(accounts),
-        "syncs": list(
-            Sync.objects.filter(connection=connection)
-            .select_related("provider_account")
-            .order_by("-created_at")[:HISTORY]
-        ),
+        "syncs": syncs,
         "LINK_NEW": LINK_NEW,
         "LINK_SKIP": LINK_SKIP,
     }

@@ -271,7 +271,8 @@ class ProviderHttp:
         messages: Mapping[int, str] | None = None,
     ) -> ProviderError:
         upstream = _upstream_message(response)
-        suffix = f": {upstream}" if upstream else ""
+        # one full stop after the upstream message, not "..": the sentence adds its own
+        suffix = f": {upstream.rstrip('. ')}" if upstream else ""
         custom = (messages or {}).get(status)
         if status in (401, 403):
             return ProviderError(

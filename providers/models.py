@@ -139,4 +139,13 @@ class Sync(models.Model):
         indexes = [models.Index(fields=["status", "updated_at"], name="sync_status_updated")]
 
     def __str__(self) -> str:
-        return f"Sync {self.pk} {self.status}"
+        """ "Lunch Flow sync, 25 Nov 2026, 22:09": no ids on screens."""
+        from django.utils.formats import date_format
+        from django.utils.timezone import localtime
+
+        when = self.started_at or self.created_at
+        return (
+            f"{self.connection} sync, {date_format(localtime(when), 'DATETIME_FORMAT')}"
+            if when
+            else f"{self.connection} sync"
+        )

@@ -19,6 +19,7 @@ from providers.base import adapter_class
 from providers.http import ProviderHttp
 from providers.models import ProviderAccount, ProviderConnection, Sync
 from providers.sync.engine import budget_add, provider_accounts_upsert
+from providers.sync.lock import sync_runner_alive
 from providers.types import CredentialFields, ProviderError
 
 logger = logging.getLogger("providers")
@@ -203,7 +204,8 @@ def syncs_enqueue_all() -> int:
 
 
 def syncs_settle(*, now: dt.datetime | None = None) -> int:
-    """Mark syncs left `syncing` by a killed worker (no heartbeat for SYNC_STUCK_MINUTES), or
+    """Mark syncs left `syncing` by a killed worker (no heartbeat for SYNC_STUCK_MINUTES and
+    no live process holding the connection's runner lock), or
     `pending` that long without starting, as failed, so the next sync can run."""
     now = now or timezone.now()
     cutoff = now - dt.timedelta(minutes=settings.SYNC_STUCK_MINUTES)
@@ -213,6 +215,14 @@ def syncs_settle(*, now: dt.datetime | None = None) -> int:
         (Sync.Status.PENDING, NEVER_STARTED_ERROR),
     ):
         stale = Sync.objects.filter(status=status, updated_at__lt=cutoff)
+        if status == Sync.Status.SYNCING:
+            # a runner alive in one long request (it holds the lock) is not stuck
+            alive = [
+                pk
+                for pk, connection_id in stale.values_list("pk", "connection_id")
+                if sync_runner_alive(connection_id)
+            ]
+            stale = stale.exclude(pk__in=alive)
         if status == Sync.Status.PENDING:
             # a retry waits its backoff (at most an hour) in `pending`: give it that on top
             retry_cutoff = cutoff - dt.timedelta(hours=1)

@@ -19,6 +19,7 @@ from finance.admin_base import (
     user_family,
 )
 from finance.models import Account
+from finance.templatetags.finance_admin import money_text, quantity
 from trades.models import Holding, Security, SecurityPrice, Trade
 from trades.services.changes import trade_delete, trade_store
 
@@ -85,7 +86,7 @@ class SecurityAdmin(HouseholdAdmin):
 
 @admin.register(Trade)
 class TradeAdmin(SecurityScopedFKMixin, HouseholdAdmin):
-    list_display = ("date", "name", "account", "security", "qty", "price", "amount", "currency")
+    list_display = ("date", "name", "account", "security", "quantity", "price_text", "amount_text")
     list_filter = (("account", HouseholdRelatedFilter), "kind", "date")
     search_fields = ("name", "security__ticker", "notes")
     date_hierarchy = "date"
@@ -101,6 +102,18 @@ class TradeAdmin(SecurityScopedFKMixin, HouseholdAdmin):
         except ApplicationError as exc:
             self.message_user(request, exc.message, messages.ERROR)
 
+    @admin.display(description="quantity", ordering="qty")
+    def quantity(self, obj: Trade) -> str:
+        return quantity(obj.qty)
+
+    @admin.display(description="price", ordering="price")
+    def price_text(self, obj: Trade) -> str:
+        return money_text(obj.price, obj.currency)
+
+    @admin.display(description="amount", ordering="amount")
+    def amount_text(self, obj: Trade) -> str:
+        return money_text(obj.amount, obj.currency)
+
     def delete_model(self, request: HttpRequest, obj: Trade) -> None:
         trade_delete(trade=obj)
 
@@ -113,7 +126,7 @@ class TradeAdmin(SecurityScopedFKMixin, HouseholdAdmin):
 class HoldingAdmin(HouseholdAdmin):
     """Holdings are derived (from trades or a provider): read-only here."""
 
-    list_display = ("account", "security", "qty", "price", "market_value", "currency", "source")
+    list_display = ("account", "security", "quantity", "price_text", "value_text", "source")
     list_filter = (("account", HouseholdRelatedFilter), "source")
     search_fields = ("security__ticker", "security__name")
     list_select_related = ("account", "security")
@@ -124,13 +137,25 @@ class HoldingAdmin(HouseholdAdmin):
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
+    @admin.display(description="quantity", ordering="qty")
+    def quantity(self, obj: Holding) -> str:
+        return quantity(obj.qty)
+
+    @admin.display(description="price", ordering="price")
+    def price_text(self, obj: Holding) -> str:
+        return money_text(obj.price, obj.currency)
+
+    @admin.display(description="value", ordering="market_value")
+    def value_text(self, obj: Holding) -> str:
+        return money_text(obj.market_value, obj.currency)
+
 
 @admin.register(SecurityPrice)
 class SecurityPriceAdmin(HouseholdAdmin):
     """The household's price points: read here; written by trades, syncs and the API
     (`POST /api/v1/security_prices`), each of which revalues the accounts they price."""
 
-    list_display = ("date", "security", "price", "currency", "source")
+    list_display = ("date", "security", "price_text", "source")
     list_filter = ("source", "currency")
     search_fields = ("security__ticker", "security__name")
     date_hierarchy = "date"
@@ -144,3 +169,7 @@ class SecurityPriceAdmin(HouseholdAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    @admin.display(description="price", ordering="price")
+    def price_text(self, obj: SecurityPrice) -> str:
+        return money_text(obj.price, obj.currency)

@@ -12,6 +12,7 @@ from django.db import models
 from django.db.models import Q
 
 from core.bounds import validate_amount, validate_date
+from core.exact import ExactDecimalField
 from finance.models import Account, Category, Family
 from finance.models.ledger import AMOUNT, BALANCE
 
@@ -89,9 +90,9 @@ class Trade(models.Model):
     )
     kind = models.CharField(max_length=16, choices=Kind.choices)
     date = models.DateField(validators=[validate_date])
-    qty = models.DecimalField(**QTY, default=0)
-    price = models.DecimalField(**QTY, default=0)
-    amount = models.DecimalField(**AMOUNT, validators=[validate_amount])
+    qty = ExactDecimalField(**QTY, default=0)
+    price = ExactDecimalField(**QTY, default=0)
+    amount = ExactDecimalField(**AMOUNT, validators=[validate_amount])
     currency = models.CharField(max_length=3)
     name = models.CharField(max_length=255)
     notes = models.TextField(null=True, blank=True)
@@ -127,11 +128,11 @@ class Holding(models.Model):
     family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="holdings")
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="holdings")
     security = models.ForeignKey(Security, on_delete=models.RESTRICT, related_name="holdings")
-    qty = models.DecimalField(**HOLDING_QTY)
+    qty = ExactDecimalField(**HOLDING_QTY)
     # Total cost of the position in `currency` (average-cost method for derived holdings).
-    cost_basis = models.DecimalField(**BALANCE, null=True, blank=True)
-    price = models.DecimalField(**QTY, null=True, blank=True)
-    market_value = models.DecimalField(**BALANCE, null=True, blank=True)
+    cost_basis = ExactDecimalField(**BALANCE, null=True, blank=True)
+    price = ExactDecimalField(**QTY, null=True, blank=True)
+    market_value = ExactDecimalField(**BALANCE, null=True, blank=True)
     currency = models.CharField(max_length=3)
     date = models.DateField(help_text="As of this day.")
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.TRADES)
@@ -170,7 +171,7 @@ class SecurityPrice(models.Model):
     family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="security_prices")
     security = models.ForeignKey(Security, on_delete=models.CASCADE, related_name="prices")
     date = models.DateField(validators=[validate_date])
-    price = models.DecimalField(**QTY)
+    price = ExactDecimalField(**QTY)
     currency = models.CharField(max_length=3)
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.API)
     # Same-day precedence of the sources: the highest rank wins.

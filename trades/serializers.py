@@ -16,6 +16,7 @@ from finance.serializers.fields import (
     CurrencyField,
     StrictDateField,
     UtcDateTimeField,
+    envelope,
     iso_utc,
 )
 from finance.serializers.refs import (
@@ -74,11 +75,9 @@ class TradeCreateFieldsSerializer(serializers.Serializer):
         ref_name = "TradeCreateFields"
 
 
-class TradeCreateRequestSerializer(serializers.Serializer):
-    trade = TradeCreateFieldsSerializer()
-
-    class Meta:
-        ref_name = "TradeCreate"
+TradeCreateRequestSerializer = envelope(
+    "trade", TradeCreateFieldsSerializer(), ref_name="TradeCreate"
+)
 
 
 class TradeUpdateFieldsSerializer(serializers.Serializer):
@@ -99,11 +98,9 @@ class TradeUpdateFieldsSerializer(serializers.Serializer):
         ref_name = "TradeUpdateFields"
 
 
-class TradeUpdateRequestSerializer(serializers.Serializer):
-    trade = TradeUpdateFieldsSerializer()
-
-    class Meta:
-        ref_name = "TradeUpdate"
+TradeUpdateRequestSerializer = envelope(
+    "trade", TradeUpdateFieldsSerializer(), ref_name="TradeUpdate"
+)
 
 
 # --- responses ------------------------------------------------------------------------------
@@ -287,11 +284,9 @@ class SecurityPriceFieldsSerializer(serializers.Serializer):
         ref_name = "SecurityPriceFields"
 
 
-class SecurityPriceRequestSerializer(serializers.Serializer):
-    security_price = SecurityPriceFieldsSerializer()
-
-    class Meta:
-        ref_name = "SecurityPriceCreate"
+SecurityPriceRequestSerializer = envelope(
+    "security_price", SecurityPriceFieldsSerializer(), ref_name="SecurityPriceCreate"
+)
 
 
 class SecurityPriceSerializer(serializers.Serializer):

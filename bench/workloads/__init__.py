@@ -16,6 +16,9 @@ WORKLOADS: dict[str, str] = {
     "sync": "bench.workloads.sync",
     "net_worth": "bench.workloads.net_worth",
     "rules": "bench.workloads.rules",
+    "old_dates": "bench.workloads.old_dates",
+    "load": "bench.workloads.load",
+    "export": "bench.workloads.exports",
 }
 
 

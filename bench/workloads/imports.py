@@ -18,6 +18,7 @@ import os
 import tempfile
 import time
 import uuid
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,10 @@ def _floor_rows(hh: Any, path: Path) -> Any:
     now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
     stamp = now.isoformat() if vendor() == "postgresql" else now.strftime("%Y-%m-%d %H:%M:%S")
     import_id = ident(uuid.uuid4())
+    sqlite = vendor() != "postgresql"
     for date, amount, name, category, notes in csv_rows(path):
+        if sqlite:  # the column holds canonical text on SQLite (core/exact.py): four places
+            amount = f"{Decimal(amount):.4f}"
         yield (
             ident(uuid.uuid4()), family, account, date, amount, "USD", name, notes or None,
             f"{date}\x1f{amount}\x1f{name}", "import", categories.get(category), import_id,

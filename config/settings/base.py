@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "trades",
     "imports",
     "providers",
+    "exports",
 ]
 
 MIDDLEWARE = [
@@ -120,6 +121,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en-us"
+FORMAT_MODULE_PATH = ["config.formats"]  # one date format on every screen
 TIME_ZONE = env.str("TIME_ZONE", default="UTC")
 try:
     zoneinfo.ZoneInfo(TIME_ZONE)
@@ -159,6 +161,8 @@ IMPORT_MAX_UPLOAD_BYTES = env_positive_int("IMPORT_MAX_UPLOAD_BYTES", 100 * 1024
 IMPORT_STUCK_AFTER_SECONDS = env_positive_int("IMPORT_STUCK_AFTER_SECONDS", 1800)
 # Uploads larger than this are parsed by a worker (the upload answers 202 at once).
 IMPORT_SYNC_PARSE_BYTES = env_positive_int("IMPORT_SYNC_PARSE_BYTES", 2 * 1024 * 1024)
+# A restore's archive (POST /api/v1/restores): a whole household, so larger than an import.
+RESTORE_MAX_UPLOAD_BYTES = env_positive_int("RESTORE_MAX_UPLOAD_BYTES", 2 * 1024 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(API_MAX_BODY_BYTES, IMPORT_MAX_UPLOAD_BYTES)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
@@ -205,6 +209,7 @@ SPECTACULAR_SETTINGS = {
         "ImportStatusEnum": "imports.models.Import.Status",
         "ImportMappingKindEnum": "imports.models.ImportMapping.Kind",
         "ImportReadbackStatusEnum": "imports.serializers.READBACK_STATUSES",
+        "ExportStatusEnum": "exports.models.Status",
     },
     "SECURITY": [],
     "DISABLE_ERRORS_AND_WARNINGS": True,
@@ -226,6 +231,18 @@ if CELERY_BROKER_URL == "filesystem://":
     }
     for _sub in ("queue", "processed", "control"):
         (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
+else:
+    # A task is acknowledged when it ends (acks_late): one whose worker was killed outright is
+    # handed out again once it has been unacknowledged for CELERY_VISIBILITY_TIMEOUT seconds
+    # (a killed pool child is requeued at once: reject_on_worker_lost). Shorter than
+    # SYNC_STUCK_MINUTES, so a lost sync is run again before the settler would fail it; a task
+    # still running past it may be handed out twice, which the sync runner lock and the import's
+    # row lock make harmless (docs/decisions.md, "Lost workers").
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env_positive_int("CELERY_VISIBILITY_TIMEOUT", 900, maximum=86400),
+        "unacked_restore_interval": env_positive_int("CELERY_RESTORE_INTERVAL", 10, maximum=3600),
+        "unacked_restore_throttle": 1,
+    }
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_IGNORE_RESULT = True
@@ -235,6 +252,12 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+
+# --- Export and restore (docs/decisions.md "Export and restore") -------------------------------
+# Archives are written under DATA_DIR/exports and deleted this many hours after they complete.
+EXPORT_RETENTION_HOURS = env_positive_int("EXPORT_RETENTION_HOURS", 72, maximum=24 * 3650)
+EXPORTS_DIR = DATA_DIR / "exports"
+RESTORES_DIR = DATA_DIR / "restores"
 
 # --- Providers ---------------------------------------------------------------------------------
 # Every number is bounded: a value far out of range fails here, naming the setting, instead of
@@ -296,3 +319,6 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# `manage.py demo` (run by `make run`) fills an empty demo household with a year of activity.
+DEMO_DATA = env_bool("DEMO_DATA", True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import shutil
 import tempfile
+from pathlib import Path
 
 from config.settings.base import *  # noqa: F403
 from config.settings.base import CACHES
@@ -29,3 +30,9 @@ FX_BASE_URL = "http://127.0.0.1:9/stats/eurofxref"
 if CACHES["default"]["BACKEND"] == "config.cache.SharedFileCache":
     CACHES["default"]["LOCATION"] = tempfile.mkdtemp(prefix="pf-test-cache-")
     atexit.register(shutil.rmtree, CACHES["default"]["LOCATION"], ignore_errors=True)
+
+# Export archives and restore uploads in a directory of this test process's own.
+_EXPORT_ROOT = tempfile.mkdtemp(prefix="pf-test-exports-")
+atexit.register(shutil.rmtree, _EXPORT_ROOT, ignore_errors=True)
+EXPORTS_DIR = Path(_EXPORT_ROOT) / "exports"
+RESTORES_DIR = Path(_EXPORT_ROOT) / "restores"

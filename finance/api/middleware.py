@@ -19,7 +19,10 @@ CHUNK_BYTES = 64 * 1024
 
 
 def body_limit(path: str) -> int:
-    """The largest request body for a path: an import upload's, or any other API body's."""
+    """The largest request body for a path: an import upload's, a restore's archive, or any
+    other API body's."""
+    if path.startswith("/api/v1/restores"):
+        return settings.RESTORE_MAX_UPLOAD_BYTES + 1024 * 1024  # multipart framing
     if path.startswith("/api/") and not path.startswith("/api/v1/imports"):
         return settings.API_MAX_BODY_BYTES
     return settings.IMPORT_MAX_UPLOAD_BYTES + 1024 * 1024  # multipart framing

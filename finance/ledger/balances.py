@@ -37,9 +37,9 @@ from decimal import Decimal
 
 from django.apps import apps
 from django.db import transaction
-from django.db.models import Sum
 from django.utils import timezone
 
+from core.exact import ExactSum
 from finance.ledger.db.fastinsert import fast_insert
 from finance.ledger.valuation import WIDE, Timeline, overlay, reported_holdings_value, timeline
 from finance.models import Account, AccountBalance, Transaction
@@ -71,14 +71,14 @@ def account_flows(*, account: Account, since: dt.date | None = None) -> dict[dt.
     txns = Transaction.objects.filter(account=account, excluded=False)
     if since is not None:
         txns = txns.filter(date__gte=since)
-    for row in txns.values("date").annotate(total=Sum("amount")).order_by():
+    for row in txns.values("date").annotate(total=ExactSum("amount")).order_by():
         flows[row["date"]] += row["total"]
     trade = trade_model() if account.account_type in Account.TRADING_TYPES else None
     if trade is not None:
         trades = trade.objects.filter(account=account)
         if since is not None:
             trades = trades.filter(date__gte=since)
-        for row in trades.values("date").annotate(total=Sum("amount")).order_by():
+        for row in trades.values("date").annotate(total=ExactSum("amount")).order_by():
             flows[row["date"]] += row["total"] or ZERO
     return dict(flows)
 

@@ -195,7 +195,8 @@ class LedgerBatch:
         edited: Iterable[str] = (),
     ) -> None:
         """Save an edited row (`fields`: only these columns). `was`: its (account id, date)
-        before the edit, when a flow may have moved; read from the database when not given.
+        before the edit, when a flow may have moved; read from the database when not given
+        (one query: a caller updating many rows passes it from the query that read them).
         `edited`: fields the household set itself, which no rule changes again."""
         edited = [f for f in edited if f not in (txn.edited_fields or ())]
         if edited:

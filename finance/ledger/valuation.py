@@ -26,9 +26,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.apps import apps
-from django.db.models import Max, Min, Q, Sum
+from django.db.models import Max, Min, Q
 
 from core.errors import ValidationFailed
+from core.exact import ExactSum
 from finance.models import Account
 
 ZERO = Decimal(0)
@@ -168,7 +169,7 @@ def timeline(*, account: Account, since: dt.date | None) -> Timeline | None:
         sid: total
         for sid, total in trades.filter(date__lt=start)
         .values("security_id")
-        .annotate(total=Sum("qty"))
+        .annotate(total=ExactSum("qty"))
         .values_list("security_id", "total")
     }
     out.price = latest_prices(
@@ -177,7 +178,7 @@ def timeline(*, account: Account, since: dt.date | None) -> Timeline | None:
     later = trades.filter(date__gte=start)
     for day, sid, total in (
         later.values("date", "security_id")
-        .annotate(total=Sum("qty"))
+        .annotate(total=ExactSum("qty"))
         .values_list("date", "security_id", "total")
     ):
         out.qty_changes.setdefault(day, {})[sid] = total
@@ -228,7 +229,7 @@ def reported_holdings_value(account: Account) -> Decimal:
         return ZERO
     total = (
         holding.objects.filter(account=account, currency=account.currency)
-        .aggregate(total=Sum("market_value"))
+        .aggregate(total=ExactSum("market_value"))
         .get("total")
     )
     return total or ZERO

@@ -8,6 +8,7 @@ import uuid
 from django.db import models
 from django.db.models import Q
 
+from core.exact import ExactDecimalField
 from finance.models.household import Family
 
 # 14 integer and 10 decimal digits: a rate below 10^12 with at most 10 decimal places fits.
@@ -35,7 +36,7 @@ class ExchangeRate(models.Model):
     date = models.DateField()
     from_currency = models.CharField(max_length=3)
     to_currency = models.CharField(max_length=3)
-    rate = models.DecimalField(**RATE)
+    rate = ExactDecimalField(**RATE)
     # Where a system rate came from; a household's own rate says "household".
     source = models.CharField(max_length=16, default=SOURCE_HOUSEHOLD, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)

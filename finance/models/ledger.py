@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import Q
 
 from core.bounds import validate_amount, validate_date
+from core.exact import ExactDecimalField
 from finance.models.household import Family
 
 
@@ -51,17 +52,17 @@ class Account(models.Model):
     account_type = models.CharField(max_length=32, choices=Type.choices, default=Type.DEPOSITORY)
     status = models.CharField(max_length=32, choices=Status.choices, default=Status.ACTIVE)
     currency = models.CharField(max_length=3)
-    balance = models.DecimalField(**BALANCE, default=0)
+    balance = ExactDecimalField(**BALANCE, default=0)
     # What a bank-data provider last reported; when set it anchors the balance series.
-    reported_balance = models.DecimalField(**BALANCE, null=True, blank=True)
+    reported_balance = ExactDecimalField(**BALANCE, null=True, blank=True)
     # A manual account's balance as of a day, given by the household: the series is derived
     # from it (flows after the day move it; flows on or before it are part of it).
-    opening_balance = models.DecimalField(**BALANCE, null=True, blank=True)
+    opening_balance = ExactDecimalField(**BALANCE, null=True, blank=True)
     opening_balance_date = models.DateField(null=True, blank=True)
     reported_balance_at = models.DateTimeField(null=True, blank=True)
     # Investment and crypto accounts: the market value of the holdings that `balance` counts
     # (balance = cash + holdings_value), kept by the ledger with the balance. NULL for others.
-    holdings_value = models.DecimalField(**BALANCE, null=True, blank=True)
+    holdings_value = ExactDecimalField(**BALANCE, null=True, blank=True)
     institution_name = models.CharField(max_length=255, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -83,7 +84,7 @@ class AccountBalance(models.Model):
 
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="balances")
     date = models.DateField()
-    balance = models.DecimalField(**BALANCE)
+    balance = ExactDecimalField(**BALANCE)
     currency = models.CharField(max_length=3)
 
     class Meta:
@@ -217,7 +218,7 @@ class Transaction(models.Model):
     family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="transactions")
     account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="transactions")
     date = models.DateField(validators=[validate_date])
-    amount = models.DecimalField(**AMOUNT, validators=[validate_amount])
+    amount = ExactDecimalField(**AMOUNT, validators=[validate_amount])
     currency = models.CharField(max_length=3)
     name = models.CharField(max_length=255)
     notes = models.TextField(null=True, blank=True)
@@ -291,7 +292,11 @@ class Transaction(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.date} {self.name} {self.amount} {self.currency}"
+        """ "Salary, Acme Corp, 25 Nov 2026": how the household's screens name a transaction."""
+        from django.utils.formats import date_format
+
+        day = date_format(self.date) if hasattr(self.date, "year") else self.date
+        return f"{self.name or '(no name)'}, {day}"
 
     @property
     def classification(self) -> str:
@@ -368,7 +373,8 @@ class Transfer(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"Transfer {self.outflow_transaction_id} -> {self.inflow_transaction_id}"
+        """ "Monthly savings, 2 Nov 2026" (the outflow's name and day): no ids on screens."""
+        return f"Transfer: {self.outflow_transaction}"
 
 
 class RejectedTransfer(models.Model):
@@ -395,4 +401,4 @@ class RejectedTransfer(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Rejected {self.outflow_transaction_id} -> {self.inflow_transaction_id}"
+        return f"Rejected transfer: {self.outflow_transaction}"

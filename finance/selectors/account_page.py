@@ -8,6 +8,7 @@ from typing import Any
 
 from django.apps import apps
 
+from finance.labels import connection_health
 from finance.models import Account, Transaction
 from finance.selectors.dashboard import account_balance_series, family_today
 
@@ -45,11 +46,15 @@ def account_page_context(*, account: Account) -> dict[str, Any]:
     end = family_today(account.family)
     start = end - dt.timedelta(days=CHART_DAYS - 1)
     link = account_provider_link(account=account)
+    last_sync = account_last_sync(account=account, link=link)
+    health = connection_health(link.connection, last_sync) if link is not None else ("", "")
     return {
         "account": account,
+        "health": health[0],
+        "health_text": health[1],
         "balance_points": account_balance_series(account=account, start=start, end=end),
         "chart_days": CHART_DAYS,
         "provider_link": link,
-        "last_sync": account_last_sync(account=account, link=link),
+        "last_sync": last_sync,
         "latest_transactions": account_latest_transactions(account=account),
     }

@@ -16,9 +16,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 
-from django.db import connection
-from django.db.models import Case, F, Sum, When
+from django.db.models import Q
 
+from core.exact import ExactSum
 from finance.models import Category, Family, Transaction
 from finance.money import minor_unit
 from finance.selectors.exchange_rates import PRECISION, Rates
@@ -106,24 +106,14 @@ def _daily_sums(*, family: Family, start: dt.date, end: dt.date) -> dict[Key, li
         transfer_as_outflow__isnull=True,
     ).order_by()
     sums: dict[Key, list[Decimal]] = defaultdict(lambda: [ZERO, ZERO])
-    if connection.vendor == "postgresql":
-        grouped = rows.values("date", "currency", "category_id").annotate(
-            income=Sum(Case(When(amount__lt=0, then=-F("amount")), default=ZERO)),
-            expense=Sum(Case(When(amount__gt=0, then=F("amount")), default=ZERO)),
-        )
-        for row in grouped:
-            key = (row["date"], row["currency"], row["category_id"])
-            sums[key] = [row["income"], row["expense"]]
-        return sums
-    # SQLite keeps decimals as floating point and would sum them so: add in Python, exactly.
-    for day, currency, category_id, amount in rows.values_list(
-        "date", "currency", "category_id", "amount"
-    ):
-        pair = sums[(day, currency, category_id)]
-        if amount < 0:
-            pair[0] -= amount
-        else:
-            pair[1] += amount
+    # Exact on both databases (core/exact.py); money in is below zero, the figure positive.
+    grouped = rows.values("date", "currency", "category_id").annotate(
+        money_in=ExactSum("amount", filter=Q(amount__lt=0)),
+        money_out=ExactSum("amount", filter=Q(amount__gt=0)),
+    )
+    for row in grouped:
+        key = (row["date"], row["currency"], row["category_id"])
+        sums[key] = [-(row["money_in"] or ZERO), row["money_out"] or ZERO]
     return sums
 
 

@@ -57,6 +57,18 @@ def spending_report(*, family: Family) -> CashFlow:
     )
 
 
+def cash_flow_months(*, family: Family, months: int = 12) -> list[tuple[dt.date, Decimal, Decimal]]:
+    """Money in and out per month over the last `months` months (this one so far), in the
+    household's currency (selectors/cash_flow.py)."""
+    today = family_today(family)
+    index = today.year * 12 + today.month - 1 - (months - 1)
+    start = dt.date(index // 12, index % 12 + 1, 1)
+    report = cash_flow(
+        family=family, start=start, end=today, interval="month", currency=family.currency
+    )
+    return [(period.start_date, period.income, period.expense) for period in report.periods]
+
+
 def _recent(app_label: str, model_name: str, family: Family, limit: int = 5) -> list[Any]:
     try:
         model = apps.get_model(app_label, model_name)
@@ -94,6 +106,7 @@ def dashboard_context(*, family: Family) -> dict[str, Any]:
             if flow.expense
         ],
         "spending_missing": spending.missing_rates,
+        "cash_flow": cash_flow_months(family=family),
         "recent_syncs": _recent("providers", "Sync", family),
         "recent_imports": _recent("imports", "Import", family),
     }

@@ -139,3 +139,14 @@ class TextChoiceField(serializers.CharField):
         # Not `self.choices`: DRF's OPTIONS metadata reads that as a ChoiceField's dict.
         self.documented_choices = choices
         super().__init__(**kwargs)
+
+
+def envelope(
+    root_key: str, fields: serializers.Field, *, ref_name: str
+) -> type[serializers.Serializer]:
+    """A request body `{root_key: {...}}`: the object under the one key is checked by `fields`
+    (a fields serializer, or a field); `ref_name` names the body in the OpenAPI document."""
+    meta = type("Meta", (), {"ref_name": ref_name})
+    return type(
+        f"{ref_name}RequestSerializer", (serializers.Serializer,), {root_key: fields, "Meta": meta}
+    )

@@ -8,9 +8,9 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from finance.fx.bounds import DATE_RANGE_MESSAGE, RATE_MESSAGE, date_in_bounds, rate_parse
+from finance.fx.bounds import RATE_MESSAGE, rate_parse
 from finance.models import ExchangeRate
-from finance.serializers.fields import CurrencyField, StrictDateField, UtcDateTimeField
+from finance.serializers.fields import CurrencyField, StrictDateField, UtcDateTimeField, envelope
 
 SAME_CURRENCY = "must differ from from_currency (a currency is 1 of itself)"
 
@@ -49,22 +49,15 @@ class ExchangeRateFieldsSerializer(serializers.Serializer):
     class Meta:
         ref_name = "ExchangeRateFields"
 
-    def validate_date(self, value: Any) -> Any:
-        if not date_in_bounds(value):
-            raise serializers.ValidationError(DATE_RANGE_MESSAGE)
-        return value
-
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs["from_currency"] == attrs["to_currency"]:
             raise serializers.ValidationError({"to_currency": SAME_CURRENCY})
         return attrs
 
 
-class ExchangeRateCreateRequestSerializer(serializers.Serializer):
-    exchange_rate = ExchangeRateFieldsSerializer()
-
-    class Meta:
-        ref_name = "ExchangeRateCreate"
+ExchangeRateCreateRequestSerializer = envelope(
+    "exchange_rate", ExchangeRateFieldsSerializer(), ref_name="ExchangeRateCreate"
+)
 
 
 class ExchangeRateSerializer(serializers.Serializer):

@@ -14,6 +14,7 @@ from finance.serializers.fields import (
     CurrencyField,
     StrictDateField,
     UtcDateTimeField,
+    envelope,
     iso_utc,
 )
 
@@ -63,18 +64,12 @@ class AccountUpdateFieldsSerializer(_AllOptional, AccountFieldsSerializer):
         ref_name = "AccountUpdateFields"
 
 
-class AccountCreateRequestSerializer(serializers.Serializer):
-    account = AccountFieldsSerializer()
-
-    class Meta:
-        ref_name = "AccountCreate"
-
-
-class AccountUpdateRequestSerializer(serializers.Serializer):
-    account = AccountUpdateFieldsSerializer()
-
-    class Meta:
-        ref_name = "AccountUpdate"
+AccountCreateRequestSerializer = envelope(
+    "account", AccountFieldsSerializer(), ref_name="AccountCreate"
+)
+AccountUpdateRequestSerializer = envelope(
+    "account", AccountUpdateFieldsSerializer(), ref_name="AccountUpdate"
+)
 
 
 class AccountSerializer(serializers.Serializer):
@@ -167,18 +162,12 @@ class CategoryUpdateFieldsSerializer(_AllOptional, CategoryFieldsSerializer):
         ref_name = "CategoryUpdateFields"
 
 
-class CategoryCreateRequestSerializer(serializers.Serializer):
-    category = CategoryFieldsSerializer()
-
-    class Meta:
-        ref_name = "CategoryCreate"
-
-
-class CategoryUpdateRequestSerializer(serializers.Serializer):
-    category = CategoryUpdateFieldsSerializer()
-
-    class Meta:
-        ref_name = "CategoryUpdate"
+CategoryCreateRequestSerializer = envelope(
+    "category", CategoryFieldsSerializer(), ref_name="CategoryCreate"
+)
+CategoryUpdateRequestSerializer = envelope(
+    "category", CategoryUpdateFieldsSerializer(), ref_name="CategoryUpdate"
+)
 
 
 class CategorySerializer(serializers.Serializer):
@@ -220,18 +209,12 @@ class MerchantUpdateFieldsSerializer(_AllOptional, MerchantFieldsSerializer):
         ref_name = "MerchantUpdateFields"
 
 
-class MerchantCreateRequestSerializer(serializers.Serializer):
-    merchant = MerchantFieldsSerializer()
-
-    class Meta:
-        ref_name = "MerchantCreate"
-
-
-class MerchantUpdateRequestSerializer(serializers.Serializer):
-    merchant = MerchantUpdateFieldsSerializer()
-
-    class Meta:
-        ref_name = "MerchantUpdate"
+MerchantCreateRequestSerializer = envelope(
+    "merchant", MerchantFieldsSerializer(), ref_name="MerchantCreate"
+)
+MerchantUpdateRequestSerializer = envelope(
+    "merchant", MerchantUpdateFieldsSerializer(), ref_name="MerchantUpdate"
+)
 
 
 class MerchantSerializer(serializers.Serializer):
@@ -268,18 +251,8 @@ class TagUpdateFieldsSerializer(_AllOptional, TagFieldsSerializer):
         ref_name = "TagUpdateFields"
 
 
-class TagCreateRequestSerializer(serializers.Serializer):
-    tag = TagFieldsSerializer()
-
-    class Meta:
-        ref_name = "TagCreate"
-
-
-class TagUpdateRequestSerializer(serializers.Serializer):
-    tag = TagUpdateFieldsSerializer()
-
-    class Meta:
-        ref_name = "TagUpdate"
+TagCreateRequestSerializer = envelope("tag", TagFieldsSerializer(), ref_name="TagCreate")
+TagUpdateRequestSerializer = envelope("tag", TagUpdateFieldsSerializer(), ref_name="TagUpdate")
 
 
 class TagSerializer(serializers.Serializer):

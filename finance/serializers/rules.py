@@ -13,7 +13,7 @@ from rest_framework import serializers
 
 from finance.models import Rule, RuleRun
 from finance.rules.definitions import ACTIONS, FIELDS, MATCHES, OPERATORS
-from finance.serializers.fields import UtcDateTimeField, iso_utc
+from finance.serializers.fields import UtcDateTimeField, envelope, iso_utc
 from finance.serializers.transactions import TransactionSerializer
 
 _OPERATORS = sorted({op for ops in OPERATORS.values() for op in ops})
@@ -91,27 +91,12 @@ class RuleUpdateFieldsSerializer(RuleFieldsSerializer):
             field.required = False
 
 
-class RuleCreateRequestDocSerializer(serializers.Serializer):
-    rule = RuleFieldsSerializer()
-
-    class Meta:
-        ref_name = "RuleCreate"
-
-
-class RuleUpdateRequestDocSerializer(serializers.Serializer):
-    rule = RuleUpdateFieldsSerializer()
-
-    class Meta:
-        ref_name = "RuleUpdate"
-
-
-class RuleRequestSerializer(serializers.Serializer):
-    """The request as checked here: `rule` holds an object (the service checks the rest)."""
-
-    rule = serializers.DictField()
-
-    class Meta:
-        ref_name = "RuleRequestEnvelope"
+RuleCreateRequestDocSerializer = envelope("rule", RuleFieldsSerializer(), ref_name="RuleCreate")
+RuleUpdateRequestDocSerializer = envelope(
+    "rule", RuleUpdateFieldsSerializer(), ref_name="RuleUpdate"
+)
+# The request as checked here: `rule` holds an object (the service checks the rest).
+RuleRequestSerializer = envelope("rule", serializers.DictField(), ref_name="RuleRequestEnvelope")
 
 
 class RuleSerializer(serializers.Serializer):

@@ -18,6 +18,7 @@ from finance.serializers.fields import (
     MoneyTextField,
     StrictDateField,
     UtcDateTimeField,
+    envelope,
 )
 from finance.serializers.refs import (
     AccountRefSerializer,
@@ -89,11 +90,9 @@ class TransactionFieldsSerializer(serializers.Serializer):
         return attrs
 
 
-class TransactionCreateRequestSerializer(serializers.Serializer):
-    transaction = TransactionFieldsSerializer()
-
-    class Meta:
-        ref_name = "TransactionCreate"
+TransactionCreateRequestSerializer = envelope(
+    "transaction", TransactionFieldsSerializer(), ref_name="TransactionCreate"
+)
 
 
 class TransactionUpdateFieldsSerializer(TransactionFieldsSerializer):
@@ -113,11 +112,9 @@ class TransactionUpdateFieldsSerializer(TransactionFieldsSerializer):
             field.required = False
 
 
-class TransactionUpdateRequestSerializer(serializers.Serializer):
-    transaction = TransactionUpdateFieldsSerializer()
-
-    class Meta:
-        ref_name = "TransactionUpdate"
+TransactionUpdateRequestSerializer = envelope(
+    "transaction", TransactionUpdateFieldsSerializer(), ref_name="TransactionUpdate"
+)
 
 
 class TransactionSerializer(serializers.Serializer):

@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from finance.models import RejectedTransfer, Transaction, Transfer
 from finance.money import format_amount, to_minor_units
-from finance.serializers.fields import StrictDateField, UtcDateTimeField, iso_utc
+from finance.serializers.fields import StrictDateField, UtcDateTimeField, envelope, iso_utc
 from finance.serializers.refs import AccountBriefRefSerializer, account_brief_ref
 
 
@@ -105,8 +105,6 @@ class TransferFieldsSerializer(serializers.Serializer):
         ref_name = "TransferFields"
 
 
-class TransferCreateRequestSerializer(serializers.Serializer):
-    transfer = TransferFieldsSerializer()
-
-    class Meta:
-        ref_name = "TransferCreate"
+TransferCreateRequestSerializer = envelope(
+    "transfer", TransferFieldsSerializer(), ref_name="TransferCreate"
+)

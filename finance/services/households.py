@@ -8,7 +8,7 @@ from finance.models import User
 
 HOUSEHOLD_GROUP = "Household members"
 # Apps whose models a household member manages in the admin (scoped to their household).
-HOUSEHOLD_APPS = ("finance", "trades", "imports", "providers")
+HOUSEHOLD_APPS = ("finance", "trades", "imports", "providers", "exports")
 _EXCLUDED_MODELS = {"family", "user"}
 
 

@@ -13,12 +13,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.bounds import date_problem
 from finance.api.errors import ValidationFailed
 from finance.api.filters import QueryFilters
 from finance.api.throttling import rate_limit_headers
 from finance.api.viewsets import FamilyViewSet
 from finance.currencies import is_currency
-from finance.fx.bounds import DATE_RANGE_MESSAGE, MIN_DATE, max_date
+from finance.fx.bounds import DATE_RANGE_MESSAGE
 from finance.fx.services import exchange_rate_set
 from finance.models import ExchangeRate, Family
 from finance.money import format_amount
@@ -148,7 +149,7 @@ class FamilyReportView(APIView):
         start, end = f.date_range()
         currency = currency_param(f, "currency")
         for name, value in (("start_date", start), ("end_date", end)):
-            if value is not None and not MIN_DATE <= value <= max_date():
+            if value is not None and date_problem(value):
                 f.errors.append(f"{name}: {DATE_RANGE_MESSAGE}")
         f.check()
         today = family_today(self.family)

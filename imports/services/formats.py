@@ -17,7 +17,6 @@ from typing import Any, BinaryIO
 from django.db.models import Count
 
 from finance.currencies import is_currency
-from finance.ledger import fast_insert
 from imports.models import Import, ImportMapping, ImportRow, ImportStatement
 from imports.parsing.camt import read_camt053
 from imports.parsing.detect import HEAD_BYTES, detect_format
@@ -28,30 +27,10 @@ from imports.parsing.rows import ParsedRow, content_key, fingerprint, occurrence
 from imports.parsing.statements import Entry, FormatError, Statement, StatementFile
 from imports.services.dedup import import_duplicates_mark
 from imports.services.mappings import mappings_sync, rows_accounts_resolve
+from imports.services.rows import BATCH_SIZE, STATEMENT_ROW_FIELDS, RowWriter
 from imports.services.stats import import_stats_refresh
 
-BATCH_SIZE = 5000
 MAX_STATEMENTS = 10_000
-ROW_FIELDS = (
-    "data_import",
-    "row_number",
-    "raw",
-    "date",
-    "amount",
-    "currency",
-    "name",
-    "category",
-    "tags",
-    "notes",
-    "account_value",
-    "account_id",
-    "valid",
-    "errors",
-    "occurrence",
-    "fingerprint",
-    "skipped",
-    "statement_number",
-)
 ProgressCallback = Any
 
 
@@ -134,8 +113,8 @@ def statement_rows_parse(*, data_import: Import, on_progress: ProgressCallback =
     totals: dict[str, Counter[str]] = {kind: Counter() for kind in ImportMapping.Kind.values}
     occurrences: dict[int, int] = {}
     statements: list[ImportStatement] = []
-    batch: list[tuple] = []
-    count = last_number = 0
+    rows = RowWriter(STATEMENT_ROW_FIELDS, on_progress)
+    last_number = 0
     with imp.file.open("rb") as stream:
         reader = statement_file_open(imp.type, stream, imp.configuration, currency)
         for item in reader.items:
@@ -170,16 +149,8 @@ def statement_rows_parse(*, data_import: Import, on_progress: ProgressCallback =
             # Row numbers are the lines entries start on; entries sharing a line (a file
             # written on one line) take the next free number.
             last_number = max(entry.line, last_number + 1)
-            batch.append(_row(imp, entry, last_number, fixed.pk if fixed else None, occurrence, fp))
-            if len(batch) >= BATCH_SIZE:
-                fast_insert(ImportRow, ROW_FIELDS, batch)
-                count += len(batch)
-                batch = []
-                if on_progress:
-                    on_progress(count)
-        if batch:
-            fast_insert(ImportRow, ROW_FIELDS, batch)
-            count += len(batch)
+            rows.add(_row(imp, entry, last_number, fixed.pk if fixed else None, occurrence, fp))
+        count = rows.finish()
         del occurrences
     ImportStatement.objects.bulk_create(statements, batch_size=BATCH_SIZE)
     _number_repeated_ids(imp)

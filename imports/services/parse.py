@@ -14,7 +14,6 @@ from django.utils import timezone
 from core.errors import ApplicationError, Conflict, ValidationFailed
 from core.tasks import enqueue_on_commit
 from finance.currencies import is_currency
-from finance.ledger import fast_insert
 from finance.models import Account, Family
 from imports.models import Import, ImportMapping, ImportRow, ImportStatement
 from imports.parsing.csvfile import CsvError, find_column, open_csv
@@ -42,29 +41,9 @@ from imports.services.formats import (
 from imports.services.mappings import mappings_sync
 from imports.services.progress import progress_clear, progress_write
 from imports.services.publish import import_blockers, import_publish
+from imports.services.rows import RowWriter
 from imports.services.stats import import_stats_refresh
 
-BATCH_SIZE = 5000
-ROW_FIELDS = (
-    "data_import",
-    "row_number",
-    "raw",
-    "date",
-    "amount",
-    "currency",
-    "name",
-    "category",
-    "tags",
-    "notes",
-    "account_value",
-    "account_id",
-    "valid",
-    "errors",
-    "occurrence",
-    "fingerprint",
-    "duplicate",
-    "duplicate_of",
-)
 ProgressCallback = Callable[[int], None]
 
 
@@ -127,20 +106,8 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
             raise ValidationFailed([f"file: {exc}"]) from None
         columns = _columns(reader.headers, config, fixed is not None)
         fixed_key = str(fixed.pk) if fixed else ""
-        batch: list[tuple] = []
-        count = 0
         known = imported_before(imp)
-
-        def write(batch: list[tuple]) -> None:
-            # A row repeating one imported before is written marked (a re-import's rows are
-            # never rewritten); the others wait for import_duplicates_mark.
-            found = known([r[-1] for r in batch if r[-1]]) if known else {}
-            fast_insert(
-                ImportRow,
-                ROW_FIELDS,
-                [(*r, r[-1] in found, found.get(r[-1])) for r in batch],
-            )
-
+        rows = RowWriter(on_progress=on_progress, marks=known)
         for line_no, cells in reader.rows:
             parsed = parse_row(
                 cells, row_number=line_no, headers=reader.headers, columns=columns, rules=rules
@@ -153,7 +120,7 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
                 occurrences[slot] = occurrence
                 fp = fingerprint(key, occurrence)
                 _mapping_values(totals, parsed.category, parsed.tags, parsed.account)
-            batch.append(
+            rows.add(
                 (
                     imp.pk,
                     line_no,
@@ -173,17 +140,8 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
                     fp,
                 )
             )
-            if len(batch) >= BATCH_SIZE:
-                write(batch)
-                count += len(batch)
-                batch = []
-                if on_progress:
-                    on_progress(count)
-        if batch:
-            write(batch)
-            count += len(batch)
+        count = rows.finish()
         del occurrences
-
     imp.headers = reader.headers
     imp.encoding = reader.encoding
     imp.configuration = {**config, "col_sep": reader.separator}

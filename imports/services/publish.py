@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db import connection
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from core.errors import Conflict
 from core.tasks import enqueue_on_commit
@@ -56,9 +57,13 @@ def import_blockers(*, data_import: Import) -> list[str]:
     if not stats.get("rows_count"):
         out.append("the file has no rows")
     if stats.get("invalid_rows_count"):
-        out.append(f"{stats['invalid_rows_count']} rows are invalid (fix or skip them)")
+        count = stats["invalid_rows_count"]
+        verb = ngettext("row is invalid", "rows are invalid", count)
+        out.append(f"{count} {verb} (fix or skip them)")
     if stats.get("unassigned_account_mappings"):
-        out.append(f"{stats['unassigned_account_mappings']} account values are not mapped")
+        count = stats["unassigned_account_mappings"]
+        words = ngettext("account value is not mapped", "account values are not mapped", count)
+        out.append(f"{count} {words}")
     return out
 
 

@@ -10,10 +10,11 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
-from django.db import connection, transaction
-from django.db.models import Count, Sum
+from django.db import transaction
+from django.db.models import Count
 from django.utils import timezone
 
+from core.exact import ExactSum
 from finance.ledger import LedgerBatch
 from finance.models import Account
 from imports.models import Import, ImportMapping, ImportRow, ImportStatement
@@ -45,22 +46,13 @@ def _account_of(imp: Import, statement: ImportStatement, targets: dict) -> uuid.
 
 
 def _statement_sums(rows: Any) -> dict[int, tuple[Decimal, int]]:
-    """(sum of amounts, count) per statement, exactly: SQLite sums decimals as floating point,
-    so there the amounts are added in Python."""
-    if connection.vendor == "postgresql":
-        return {
-            row["statement_number"]: (row["total"] or Decimal(0), row["n"])
-            for row in rows.values("statement_number")
-            .annotate(total=Sum("amount"), n=Count("id"))
-            .order_by()
-        }
-    sums: dict[int, tuple[Decimal, int]] = {}
-    for number, amount in (
-        rows.order_by().values_list("statement_number", "amount").iterator(chunk_size=5000)
-    ):
-        total, count = sums.get(number, (Decimal(0), 0))
-        sums[number] = (total + amount, count + 1)
-    return sums
+    """(sum of amounts, count) per statement, exactly on both databases (core/exact.py)."""
+    return {
+        row["statement_number"]: (row["total"] or Decimal(0), row["n"])
+        for row in rows.values("statement_number")
+        .annotate(total=ExactSum("amount"), n=Count("id"))
+        .order_by()
+    }
 
 
 def statement_checks(*, data_import: Import) -> tuple[list[dict[str, Any]], dict[str, Any]]:

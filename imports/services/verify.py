@@ -6,9 +6,9 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import Sum
 from django.utils import timezone
 
+from core.exact import ExactSum
 from finance.models import Account, Category, Family, Tag, Transaction
 from finance.serializers.fields import iso_utc
 from imports.models import Import, ImportMapping, ImportRow
@@ -46,7 +46,7 @@ def expected_counts(*, data_import: Import) -> dict[str, int]:
 def _sums(rows: Any) -> dict[str, str]:
     return {
         f"{r['account_id']}:{r['currency']}": str((r["total"] or Decimal(0)).normalize())
-        for r in rows.order_by().values("account_id", "currency").annotate(total=Sum("amount"))
+        for r in rows.order_by().values("account_id", "currency").annotate(total=ExactSum("amount"))
     }
 
 

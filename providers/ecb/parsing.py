@@ -24,8 +24,9 @@ from xml.etree.ElementTree import ParseError
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import iterparse
 
+from core.bounds import date_problem
 from finance.currencies import is_currency
-from finance.fx.bounds import date_in_bounds, rate_parse
+from finance.fx.bounds import rate_parse
 from providers.types import ProviderError
 
 LABEL = "The European Central Bank"
@@ -62,7 +63,7 @@ def _day(elem: object, notes: ParseNotes, today: dt.date) -> EcbDay | None:
     except ValueError:
         notes.skip(f"a day with an unreadable time {raw_time[:20]!r}")
         return None
-    if not date_in_bounds(day, today):
+    if date_problem(day, today):
         notes.skip(f"{raw_time}: outside the dates rates may have")
         return None
     rates: dict[str, Decimal] = {}

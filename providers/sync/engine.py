@@ -9,9 +9,13 @@ accounts still sync. Outcome (docs/decisions.md, Providers):
 - discovery or the credential failed -> `failed` with the provider's reason; 401/403 set the
   connection to `requires_update`, anything else to `error`.
 
-Only the Sync row whose status moves pending -> syncing in one conditional UPDATE runs, and the
-partial unique constraint `one_active_sync_per_connection` allows one pending or syncing Sync
-per connection: two syncs of one connection never run at once (PostgreSQL and SQLite alike)."""
+Only the process holding the connection's runner lock (providers/sync/lock.py) runs a sync, and
+only a Sync row it moves pending -> syncing in one conditional UPDATE; the partial unique
+constraint `one_active_sync_per_connection` allows one pending or syncing Sync per connection:
+two syncs of one connection never run at once (PostgreSQL and SQLite alike). A Sync found
+`syncing` with the lock free lost its runner (a killed worker): the redelivered task takes it
+over and runs it again from the start (every write is keyed by upstream id, so nothing doubles).
+"""
 
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ from providers.base import ProviderAdapter, adapter_class, adapter_for
 from providers.http import ProviderHttp
 from providers.models import ProviderAccount, ProviderConnection, Sync
 from providers.sync.apply import transactions_apply
+from providers.sync.lock import sync_runner_lock
 from providers.types import (
     HoldingsNotSupported,
     ProviderError,
@@ -95,8 +100,10 @@ def budget_add(connection: ProviderConnection, count: int) -> None:
 
 
 def _sync_claim(sync_id: uuid.UUID) -> Sync | None:
+    """Pending -> syncing; also syncing -> syncing (a takeover: the caller holds the runner
+    lock, so whoever marked it syncing is gone)."""
     now = timezone.now()
-    claimed = Sync.objects.filter(pk=sync_id, status=Sync.Status.PENDING).update(
+    claimed = Sync.objects.filter(pk=sync_id, status__in=Sync.ACTIVE).update(
         status=Sync.Status.SYNCING, started_at=now, updated_at=now
     )
     if not claimed:
@@ -129,9 +136,12 @@ def _ledger_account_for(pa: ProviderAccount, *, has_holdings: bool = False) -> A
 def _holdings_apply(
     batch: LedgerBatch, account: Account, holdings: list[UpstreamHolding], as_of: dt.date
 ) -> None:
-    from trades.services import holdings_replace_from_provider
+    """Replace the account's holdings with the provider's, and record the prices it reported
+    as the household's price points of `as_of` through the sync's batch."""
+    from trades.services import holdings_replace_from_provider, provider_prices_record
 
-    holdings_replace_from_provider(account=account, holdings=holdings, as_of=as_of, batch=batch)
+    replaced = holdings_replace_from_provider(account=account, holdings=holdings, as_of=as_of)
+    provider_prices_record(batch, account=account, prices=replaced.prices, as_of=as_of)
 
 
 def account_sync(
@@ -218,11 +228,22 @@ def _finish(
 
 
 def sync_run(*, sync_id: uuid.UUID, http: ProviderHttp | None = None) -> Sync:
-    """Run a pending Sync to its end. A Sync that is not pending (already ran, or running
-    elsewhere) is returned untouched."""
-    sync = _sync_claim(sync_id)
-    if sync is None:
-        return Sync.objects.get(pk=sync_id)
+    """Run a pending Sync (or one whose runner died) to its end. A Sync that already ran, or
+    whose connection is being synced by a live process, is returned untouched."""
+    connection_id = Sync.objects.filter(pk=sync_id).values_list("connection_id", flat=True).first()
+    if connection_id is None:
+        return Sync.objects.get(pk=sync_id)  # DoesNotExist, as before
+    with sync_runner_lock(connection_id) as held:
+        orphaned = held and Sync.objects.filter(pk=sync_id, status=Sync.Status.SYNCING).exists()
+        sync = _sync_claim(sync_id) if held else None
+        if sync is None:
+            return Sync.objects.get(pk=sync_id)
+        if orphaned:
+            logger.warning("sync %s: its runner was lost; running it again", sync.pk)
+        return _sync_run_claimed(sync, http)
+
+
+def _sync_run_claimed(sync: Sync, http: ProviderHttp | None) -> Sync:
     connection = sync.connection
     stats = empty_stats()
     cls = adapter_class(connection.provider)

@@ -11,7 +11,9 @@ sync had already excluded it. Each vanished pending row, oldest first (date, the
    pending row (`pending_settled`: its own pending self under the same id, or a row it took
    over). The closest date wins, then the oldest (date, then creation, then key). The
    posted row receives the household's edits (category, notes, tags, a renamed name or
-   merchant, its exclusion, a one-time kind, a transfer) and the pending row is deleted;
+   merchant, its exclusion, a one-time kind, a transfer) with the record of who set them
+   (`edited_fields`, and `rule_changes` for the fields it took), so that no rule and no
+   re-sync undoes them, and the pending row is deleted;
 2. else, once older than SYNC_STALE_PENDING_DAYS and not excluded, is excluded by the sync
    (`excluded_by_sync`), which lifts that exclusion as soon as upstream sends the row again
    (apply.py) or its posted version arrives (1). The household's own exclusion is never
@@ -27,6 +29,7 @@ from django.conf import settings
 
 from finance.ledger import LedgerBatch
 from finance.models import Account, Transaction
+from finance.rules.engine import rule_changes_merge
 
 PENDING_TAKEOVER_DAYS = 8
 
@@ -58,7 +61,31 @@ def _edits_give(pending: Transaction, posted: Transaction) -> list[str]:
         if getattr(posted, name) != value:
             setattr(posted, name, value)
             fields.append(name.removesuffix("_id"))
+    # pending's values of these fields now stand on posted (its tags join posted's: supersede)
+    taken = {name.removesuffix("_id") for name in changed} | {"tags"}
+    record = _rules_record_give(pending, posted, taken)
+    if record != (posted.rule_changes or None):
+        posted.rule_changes = record
+        fields.append("rule_changes")
     return fields
+
+
+def _rules_record_give(
+    pending: Transaction, posted: Transaction, taken: set[str]
+) -> list[dict[str, Any]] | None:
+    """Which rule set what on `posted` once it took `pending`'s values of the `taken` fields:
+    pending's record of those fields replaces posted's own (tags: both, as both rows' tags
+    stay), so the API still names the rule and a re-sync keeps what it set."""
+    given = [
+        {"rule": change["rule"], "set": [f for f in change["set"] if f in taken]}
+        for change in pending.rule_changes or ()
+    ]
+    own = [
+        (change["rule"], [f for f in change["set"] if f == "tags" or f not in taken])
+        for change in posted.rule_changes or ()
+    ]
+    record = rule_changes_merge([c for c in given if c["set"]], [c for c in own if c[1]])
+    return record or None
 
 
 def _closeness(pending: Transaction):
@@ -113,7 +140,16 @@ def pending_settle(
         if versions:
             posted = min(versions, key=_closeness(pending))
             candidates.remove(posted)
-            batch.update(posted, fields=_edits_give(pending, posted))
+            # its account and date as the candidates' one query read them (the edits given
+            # move neither): no read of each row again
+            was = (posted.account_id, posted.date)
+            # what the household set itself on pending, no rule or re-sync changes on posted
+            batch.update(
+                posted,
+                fields=_edits_give(pending, posted),
+                was=was,
+                edited=pending.edited_fields or (),
+            )
             batch.supersede(pending, posted)
             taken += 1
         elif not pending.excluded and pending.date < stale_before:

@@ -30,8 +30,8 @@ def test_sync_now_shows_pending_then_posted(page, live_server, lunchflow):  # no
 
     login(page, live_server, user.email)
     page.goto(f"{live_server.url}{reverse('admin:finance_account_change', args=[account.pk])}")
-    assert page.locator("#balance-chart svg").count() == 1
-    assert page.locator("#sync-status").inner_text() == "completed"
+    assert page.locator("#balance-chart .pf-chart-wide svg").count() == 1
+    assert page.locator("#sync-status").inner_text() == "Completed"
     assert page.locator(".pf-badge-pending").count() == 0
     shot(page, "account-page-before-sync")
 

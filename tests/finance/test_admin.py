@@ -176,7 +176,7 @@ class TestAdminActionsAndWrites:
         data = {
             "account": account.pk,
             "date": "2024-07-01",
-            "amount": "-1000",
+            "amount": "1000",  # the form's sign is the list's: money in is positive
             "currency": "USD",
             "name": "alice-salary",
             "kind": "standard",

@@ -11,7 +11,7 @@ import pytest
 
 from core.bounds import max_date
 from finance.models import Account, AccountBalance, Transaction
-from tests.conftest import assert_error, is_postgres
+from tests.conftest import assert_error
 
 URL = "/api/v1/transactions"
 BIG = "9999999999999.9999"
@@ -82,10 +82,7 @@ class TestAmounts:
         ):
             assert alice.client.get(url).status_code == 200, url
         account.refresh_from_db()
-        if is_postgres():
-            assert account.balance == 201 * Decimal(BIG)
-        else:  # SQLite keeps decimals as 8-byte floats: 15-16 significant digits (decisions.md)
-            assert abs(account.balance - 201 * Decimal(BIG)) < 1
+        assert account.balance == 201 * Decimal(BIG)  # exact on both databases (core/exact.py)
         assert alice.client.get("/admin/").status_code in (200, 302)
 
     def test_bulk_accepts_json_numbers_with_a_fraction(self, alice):

@@ -38,7 +38,7 @@ def test_dashboard_shows_net_worth_spending_and_accounts(alice, charlie):
     html = page.content.decode()
     assert page.status_code == 200
     assert "Net worth" in html and "<svg" in html
-    assert "USD 1,000" in html or "USD 1000.00" in html  # 1200 assets - 200 card today
+    assert "1,000.00 USD" in html  # 1200 assets - 200 card today
     assert "Groceries" in html and "54.20" in html
     assert "Everyday checking" in html and "Travel card" in html
     assert "Charlie secret account" not in html

@@ -42,8 +42,12 @@ def test_dashboard_converts_foreign_accounts_and_spending(alice):
     browser.force_login(alice.user)
     html = browser.get("/admin/").content.decode()
     # 1,000 + EUR 1,950 x 1.2 = 3,340; the yen are not counted, and said so
-    assert "USD 3340.00" in html
-    assert "USD 2,340.00" in html and "EUR 1,950.00" in html
-    assert "JPY 9,300" in html and "no USD rate" in html
+    assert ">3,340.00 USD<" in html  # the net worth, in the one money format
+    assert "2,340.00 USD" in html and "1,950.00 EUR" in html
+    assert "9,300 JPY" in html and "no USD rate" in html
     assert "Not counted: JPY accounts" in html and "Not counted: JPY spending" in html
     assert "Food" in html and "60.00" in html  # EUR 50 at 1.2, the yen left out
+    # the dashboard's figure is the API's (both from selectors/net_worth.py)
+    api = alice.client.get("/api/v1/net_worth").json()
+    total = Decimal(api["series"][-1]["net_worth"])
+    assert f'id="net-worth-total">{total:,.2f} USD<' in html

@@ -9,7 +9,8 @@ from decimal import Decimal
 import pytest
 from django.core.management import CommandError, call_command
 
-from finance.fx.bounds import RATE_MESSAGE
+from core.bounds import MIN_DATE, date_problem, max_date
+from finance.fx.bounds import DATE_RANGE_MESSAGE, RATE_MESSAGE
 from finance.models import ExchangeRate
 from finance.tasks import exchange_rates_fetch_task
 from providers.testing.ecb_server import DAILY, HISTORY, NINETY_DAYS, Fault
@@ -185,6 +186,26 @@ def test_a_bad_rate_is_a_422_naming_the_field(alice, fields, field):
     if field.endswith("rate") and fields["rate"] is not True:
         assert errors == [f"{field}: {RATE_MESSAGE}"]
     assert not ExchangeRate.objects.exists()
+
+
+@pytest.mark.django_db
+def test_rate_and_report_dates_have_the_ledger_bounds_to_the_day(alice):
+    """A rate's date and a report's range end where every ledger date does (core.bounds): the
+    rate's date is a bounded StrictDateField, named as any ledger date is."""
+    last, first = max_date(), MIN_DATE
+    for day in (first, last):
+        r = _post(alice, date=day.isoformat(), from_currency="EUR", to_currency="USD", rate="1.1")
+        assert r.status_code == 201, r.json()
+    for day in (first - dt.timedelta(days=1), last + dt.timedelta(days=1)):
+        r = _post(alice, date=day.isoformat(), from_currency="EUR", to_currency="USD", rate="1.1")
+        errors = assert_error(r, 422, "validation_failed")["errors"]
+        assert errors == [f"exchange_rate.date: {date_problem(day)}"]
+    r = alice.client.get(f"/api/v1/net_worth?start_date={first}&end_date={first}")
+    assert r.status_code == 200, r.json()
+    r = alice.client.get(f"/api/v1/cash_flow?end_date={last + dt.timedelta(days=1)}")
+    assert assert_error(r, 422, "validation_failed")["errors"] == [
+        f"end_date: {DATE_RANGE_MESSAGE}"
+    ]
 
 
 @pytest.mark.django_db

@@ -18,7 +18,7 @@ from finance.models import Transaction
 from tests.factories import TransactionFactory
 from tests.ledger_guard import ROOT, LedgerWriteGuard
 
-APPS = ("core", "config", "finance", "imports", "providers", "trades")
+APPS = ("core", "config", "exports", "finance", "imports", "providers", "trades")
 WRITE_METHODS = {
     "create",
     "update",

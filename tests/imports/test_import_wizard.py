@@ -88,7 +88,7 @@ def test_upload_then_review_shows_counts_errors_and_duplicates(alice, account):
     text = page(client, imp)
     assert 'id="invalid-count">1<' in text and 'id="duplicate-count">1<' in text
     assert "Broken row" in text and "invalid" in text and "duplicate" in text
-    assert "rows are invalid" in text  # the blocker is said
+    assert "1 row is invalid" in text  # the blocker is said, in the singular
     only_errors = page(client, imp, rows="invalid")
     assert "Broken row" in only_errors and "Bakery" not in only_errors
 
@@ -143,7 +143,7 @@ def test_mappings_publish_readback_and_revert(alice, account, django_capture_on_
     account.refresh_from_db()
     assert account.balance == Decimal("2500") - Decimal("4.5") - Decimal("12") - Decimal("900")
     text = page(client, imp)
-    assert 'id="readback-status">matched<' in text
+    assert 'id="readback-status">Matched<' in text
 
     status = client.get(reverse("admin:imports_import_status", args=[imp.pk])).json()
     assert status["status"] == "complete" and status["readback"] == "matched"

@@ -6,10 +6,11 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from io import StringIO
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -57,6 +58,25 @@ def test_import_csv_command(alice, tmp_path):
     )
     assert "readback matched" in out.getvalue()
     assert Transaction.objects.get(account=account).name == "Bäcker"
+    assert "parse [" not in err.getvalue() and "publish [" in err.getvalue()  # progress bars
+
+
+def test_import_csv_command_is_import_file_for_one_account_and_csv(alice, tmp_path):
+    account = alice.account(currency="EUR")
+    # an OFX-looking name: import_csv reads it as a CSV all the same (no format recognition)
+    path = tmp_path / "bank.ofx"
+    path.write_text("date,name,amount\n2024-02-01,Baker,-3.20\n")
+    out, err = StringIO(), StringIO()
+    args = (str(path), "--account", str(account.pk), "--no-publish")
+    call_command("import_csv", *args, stdout=out, stderr=err)
+    imp = Import.objects.get()
+    assert imp.type == Import.Type.TRANSACTION and imp.stats["rows_count"] == 1
+    assert "1 rows, 0 invalid" in out.getvalue() and "publish" not in out.getvalue()
+    assert not Transaction.objects.filter(account=account).exists()
+    with pytest.raises(CommandError, match="--account"):
+        call_command("import_csv", str(path), stdout=out, stderr=err)
+    with pytest.raises(CommandError, match="no account with id"):
+        call_command("import_csv", str(path), "--account", str(uuid.uuid4()), stdout=out)
 
 
 @pytest.mark.slow

@@ -78,8 +78,8 @@ def test_mt940_through_the_wizard(alice, django_capture_on_commit_callbacks):
     imp.refresh_from_db()
     assert imp.status == "complete"
     text = page(client, imp)
-    assert 'id="readback-status">matched<' in text
-    assert 'id="readback-statements"' in text and text.count('pf-status-complete">matched<') == 2
+    assert 'id="readback-status">Matched<' in text
+    assert 'id="readback-statements"' in text and text.count('pf-status-good">Matched<') == 2
     assert Transaction.objects.filter(account=giro).count() == 5
     with django_capture_on_commit_callbacks(execute=True):
         client.post(reverse("admin:imports_import_revert", args=[imp.pk]))

@@ -32,9 +32,9 @@ def page_of(client: Client, account: Account) -> str:
 
 def test_page_shows_balance_chart_connection_last_sync_and_pending_badge(alice, linked):
     text = page_of(admin_client(alice), linked)
-    assert "EUR 1,500.25" in text
+    assert "1,500.25 EUR" in text
     assert '<svg class="pf-chart"' in text and "daily balance chart" in text
-    assert "Lunch Flow" in text and 'id="sync-status">completed' in text.replace("\n", "")
+    assert "Lunch Flow" in text and 'id="sync-status">Completed' in text.replace("\n", "")
     assert 'id="sync-now"' in text
     assert "Coffee shop" in text and "-42.10 EUR" in text
     rows = re.findall(r'<tr class="pf-tx.*?</tr>', text, re.S)
@@ -48,7 +48,7 @@ def test_unlinked_account_page_has_no_sync_button(alice):
 
     account = AccountFactory(family=alice.family)
     text = page_of(admin_client(alice), account)
-    assert 'id="sync-now"' not in text and "Not linked to a provider" in text
+    assert 'id="sync-now"' not in text and "Not linked to a bank connection" in text
     assert "No transactions yet." in text
 
 
@@ -73,7 +73,7 @@ def test_sync_now_json_then_status_reports_the_result(
     assert body["id"] == sync_id and body["status"] == "completed"
     assert body["stats"]["transactions_added"] == 1
     assert "Bakery" in body["transactions_html"] and "Pending" in body["transactions_html"]
-    assert body["balance_text"] == "EUR 1,500.25"
+    assert body["balance_text"] == "1,500.25 EUR"
 
 
 def test_status_while_a_sync_runs_carries_no_page_parts(alice, linked):
@@ -114,3 +114,29 @@ def test_unlinked_account_sync_answers_422_json(alice):
     url = reverse("admin:providers_account_sync", args=[account.pk])
     response = admin_client(alice).post(url, headers={"Accept": "application/json"})
     assert response.status_code == 422 and "not linked" in response.json()["message"]
+
+
+def test_badges_follow_the_last_sync_a_failed_sync_is_not_good(alice, linked, lunchflow):
+    from providers.models import ProviderConnection
+    from providers.testing.lunchflow_server import Fault
+
+    client = admin_client(alice)
+    connection = ProviderConnection.objects.get(family=alice.family)
+    badge = re.compile(r'id="connection-health">([^<]+)<')
+    connection_badge = re.compile(r'id="connection-status-badge">([^<]+)<')
+    connection_page = reverse("admin:providers_providerconnection_change", args=[connection.pk])
+    assert badge.search(page_of(client, linked)).group(1) == "Good"
+
+    lunchflow.scenario.faults["/accounts/a1/transactions"] = Fault(status=500)
+    assert run_sync(connection).status == "failed"
+    failed = badge.search(page_of(client, linked)).group(1)
+    assert failed in ("Error", "Last sync failed")
+    text = client.get(connection_page).content.decode()
+    assert connection_badge.search(text).group(1) == failed
+    # the connection marked good again while its last sync failed: still not "Good"
+    ProviderConnection.objects.filter(pk=connection.pk).update(status="good", error="")
+    assert badge.search(page_of(client, linked)).group(1) == "Last sync failed"
+
+    del lunchflow.scenario.faults["/accounts/a1/transactions"]
+    assert run_sync(connection).status == "completed"
+    assert badge.search(page_of(client, linked)).group(1) == "Good"

@@ -40,7 +40,7 @@ def test_add_lunchflow_with_a_good_key_discovers_accounts(alice, three_accounts)
     connection = ProviderConnection.objects.get(family=alice.family)
     assert connection.name == "My bank" and connection.accounts.count() == 3
     text = response.content.decode()
-    assert "3 account(s) found" in text and "Savings" in text and "test-key" not in text
+    assert "3 accounts found" in text and "Savings" in text and "test-key" not in text
 
 
 def test_add_with_a_bad_key_is_a_form_error_and_creates_nothing(alice, three_accounts):

@@ -33,7 +33,7 @@ def test_connection_pages_show_status_accounts_and_syncs_never_the_key(alice, sy
     page = client.get(reverse("admin:providers_providerconnection_change", args=[synced.pk]))
     assert page.status_code == 200
     text = page.content.decode()
-    assert "Checking" in text and "completed" in text and "test-key" not in text
+    assert "Checking" in text and "Completed" in text and "test-key" not in text
     assert "credential_encrypted" not in text
     listing = client.get(reverse("admin:providers_sync_changelist"))
     assert listing.status_code == 200 and "completed" in listing.content.decode()

@@ -4,9 +4,12 @@ connections": "Nothing upstream still sends is left out")."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from finance.models import Transaction
 from providers.models import ProviderConnection
@@ -212,6 +215,84 @@ def test_the_households_exclusion_moves_to_the_posted_version(alice, bank, sync)
     sync()
     (txn,) = ledger(alice)
     assert (txn["external_id"], txn["excluded"]) == ("post-1", True)
+
+
+def test_takeovers_of_many_excluded_rows_read_no_row_again(alice, bank, sync):
+    """Each takeover moves the household's exclusion (a flow) onto the posted version; the rows'
+    old account and date come from the one query that found the candidates, not one read per
+    row (LedgerBatch.update without `was`)."""
+    holds = [bank.add(f"p-{i}", 5 + i, f"4{i}.00", f"AUTH {i}", pending=True) for i in range(4)]
+    sync()
+    for i in range(3):
+        patch(alice, by_external_id(alice)[f"p-{i}"]["id"], excluded=True)
+    for i, hold in enumerate(holds):
+        bank.remove(hold)
+        bank.add(f"post-{i}", 4 + i, f"4{i}.00", "POSTED")
+    connection.queries_log.clear()  # a full log (it keeps 9,000) would capture nothing
+    with CaptureQueriesContext(connection) as queries:
+        sync()
+    assert len(queries) > 10
+    t = r'"finance_transaction"'
+    old_flow = re.compile(
+        rf'SELECT {t}\."account_id"( AS "account_id")?, {t}\."date"( AS "date")? '
+        rf'FROM {t} WHERE {t}\."id" = '
+    )
+    assert [q["sql"] for q in queries if old_flow.match(q["sql"])] == []
+    rows = by_external_id(alice)
+    assert set(rows) == {f"post-{i}" for i in range(4)}
+    assert [rows[f"post-{i}"]["excluded"] for i in range(4)] == [True, True, True, False]
+
+
+def _rule(alice, name: str, word: str, action: dict) -> str:
+    body = {
+        "rule": {
+            "name": name,
+            "conditions": [{"field": "name", "operator": "contains", "value": word}],
+            "actions": [action],
+        }
+    }
+    response = alice.client.post("/api/v1/rules", body, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+def test_the_posted_version_keeps_what_the_household_and_its_rules_set(
+    alice, bank, sync, django_capture_on_commit_callbacks
+):
+    """Issue 21: a takeover carries the pending row's record of who set what (`edited_fields`,
+    `rule_changes`) to its posted version, so neither a re-sync nor a rule applied later undoes
+    a user's edit, and the posted row still names the rule that set a field."""
+    travel = CategoryFactory(family=alice.family, name="Travel")
+    by_rule = _rule(alice, "Holds", "AUTH", {"type": "set_category", "value": str(travel.pk)})
+    hold = bank.add("p-1", 6, "40.00", "HOTEL AUTH", pending=True)
+    sync()
+    pending = by_external_id(alice)["p-1"]
+    assert (pending["category"]["id"], pending["rule_ids"]) == (str(travel.pk), [by_rule])
+    patch(alice, pending["id"], name="HOTEL")  # the household's own name for it
+
+    bank.remove(hold)
+    posted_row = bank.add("post-1", 4, "40.00", "HOTEL")  # the rule matches no posted row
+    sync()
+    (txn,) = ledger(alice)
+    assert (txn["external_id"], txn["name"]) == ("post-1", "HOTEL")
+    assert (txn["category"]["id"], txn["rule_ids"]) == (str(travel.pk), [by_rule])
+    stored = Transaction.objects.get(pk=txn["id"])
+    assert stored.edited_fields == ["name"] and stored.rule_set_fields == {"category"}
+
+    posted_row.name = "HOTEL PARIS"  # upstream renames the posted row: the user's name stays
+    sync()
+    (txn,) = ledger(alice)
+    assert (txn["name"], txn["category"]["id"]) == ("HOTEL", str(travel.pk))
+
+    # a rule applied to existing rows leaves the user's name alone as well
+    renamer = _rule(alice, "Rename", "HOTEL", {"type": "set_name", "value": "Lodging"})
+    with django_capture_on_commit_callbacks(execute=True):
+        response = alice.client.post(f"/api/v1/rules/{renamer}/apply")
+    assert response.status_code == 202, response.content
+    (txn,) = ledger(alice)
+    assert txn["name"] == "HOTEL" and txn["rule_ids"] == [by_rule]
+    sync()
+    assert ledger(alice)[0]["name"] == "HOTEL"
 
 
 def test_a_posted_version_takes_over_one_pending_row_only(alice, bank, sync):

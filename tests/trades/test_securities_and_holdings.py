@@ -115,7 +115,7 @@ class TestProviderHoldings:
                 upstream("", "Old Bond", "1", price="99.5"),
             ],
             as_of=dt.date(2024, 6, 1),
-        )
+        ).count
         assert count == 3
         rows = {h.security.ticker: h for h in Holding.objects.filter(account=account)}
         assert rows["VTI"].security == vti and rows["VTI"].qty == Decimal(5)
@@ -131,7 +131,7 @@ class TestProviderHoldings:
             account=account,
             holdings=[upstream(None, "Employer Plan Fund", "11", value="1200")],
             as_of=dt.date(2024, 6, 2),
-        )
+        ).count
         assert count == 1
         (only,) = Holding.objects.filter(account=account)
         assert only.security == fund and only.qty == Decimal(11)

@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from django.db import transaction
 
-from finance.ledger import LedgerBatch, latest_prices, ledger_batch, position_value
+from finance.ledger import latest_prices, position_value
 from finance.models import Account
 from providers.types import UpstreamHolding
 from trades.models import Holding, Security, Trade
@@ -126,31 +126,25 @@ def _upstream_security(account: Account, holding: UpstreamHolding) -> Security:
     )
 
 
+@dataclass
+class ProviderHoldings:
+    """What a provider's holdings left: how many holdings the account has now, and the prices
+    reported (security -> (price, currency)) for the caller to record as price points."""
+
+    count: int
+    prices: dict[uuid.UUID, tuple[Decimal, str]]
+
+
+@transaction.atomic
 def holdings_replace_from_provider(
-    *,
-    account: Account,
-    holdings: list[UpstreamHolding],
-    as_of: dt.date,
-    batch: LedgerBatch | None = None,
-) -> int:
-    """Make the account's holdings exactly what the provider reported; return how many.
+    *, account: Account, holdings: list[UpstreamHolding], as_of: dt.date
+) -> ProviderHoldings:
+    """Make the account's holdings exactly what the provider reported.
 
     Securities are found or created by ticker (shared), else by name (a manual security of the
-    household). Several upstream rows of one security are summed. The prices reported become
-    the household's `provider` price points of `as_of` (through `batch`, the sync's ledger
-    batch, or one of its own), moving the value of its other accounts holding them."""
-    if batch is None:
-        with ledger_batch(family=account.family) as own:
-            return _replace_from_provider(own, account, holdings, as_of)
-    with transaction.atomic():
-        return _replace_from_provider(batch, account, holdings, as_of)
-
-
-def _replace_from_provider(
-    batch: LedgerBatch, account: Account, holdings: list[UpstreamHolding], as_of: dt.date
-) -> int:
-    from trades.services.prices import provider_prices_record
-
+    household). Several upstream rows of one security are summed. The prices reported are
+    returned: the caller (the sync) records them as the household's `provider` price points
+    of `as_of` through its ledger batch (trades.services.prices.provider_prices_record)."""
     _lock(account)
     merged: dict[uuid.UUID, dict] = {}
     for upstream in holdings:
@@ -196,8 +190,7 @@ def _replace_from_provider(
         price = row["price"] if row["price"] is not None else row.get("unit_value")
         if price is not None:
             prices[security_id] = (price, row["currency"])
-    provider_prices_record(batch, account=account, prices=prices, as_of=as_of)
-    return len(merged)
+    return ProviderHoldings(count=len(merged), prices=prices)
 
 
 def _q(value: Decimal | None) -> Decimal | None:

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from decimal import Decimal
 from typing import Any
 
 from django.db import connection, models
 from django.utils import timezone
+
+from core.exact import ExactDecimalField
 
 # Up to this many rows take plain INSERT statements: COPY and a staging table cost more than
 # they save for a handful.
@@ -37,6 +40,9 @@ def _adapter(field: models.Field, copy: bool = False) -> Callable[[Any], Any] | 
         return ops.adapt_datetimefield_value
     if isinstance(target, models.DateField):
         return ops.adapt_datefield_value
+    if isinstance(target, ExactDecimalField):  # the canonical text (core/exact.py)
+        text = target.sqlite_text
+        return lambda v: text(v if isinstance(v, Decimal) else target.to_python(v))
     if isinstance(target, models.DecimalField):
         return ops.adapt_decimalfield_value
     return None

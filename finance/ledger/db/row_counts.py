@@ -75,15 +75,21 @@ _POSTGRES = [
 ]
 
 
+def _sqlite_expense(row: str) -> str:
+    # A trigger's new.amount has no column affinity: compared with 0 as it is, any text is
+    # greater than any number (amounts are canonical text on SQLite: core/exact.py).
+    return f"(CAST({row}.amount AS REAL) >= 0)"
+
+
 def _sqlite_add(row: str, step: int) -> str:
     key = f"family_id = {row}.family_id AND account_id = {row}.account_id"
-    key += f" AND expense = ({row}.amount >= 0)"
+    key += f" AND expense = {_sqlite_expense(row)}"
     update = f"UPDATE {COUNTS} SET row_count = row_count + ({step}) WHERE {key};"
     if step < 0:  # never creates a row (see the module's docstring)
         return update
     return f"""{update}
         INSERT INTO {COUNTS} (family_id, account_id, expense, row_count)
-            SELECT {row}.family_id, {row}.account_id, {row}.amount >= 0, {step}
+            SELECT {row}.family_id, {row}.account_id, {_sqlite_expense(row)}, {step}
             WHERE NOT EXISTS (SELECT 1 FROM {COUNTS} WHERE {key});"""
 
 
@@ -93,7 +99,7 @@ _SQLITE = [
     END""",
     f"""CREATE TRIGGER IF NOT EXISTS {TRIGGERS[1]} AFTER UPDATE OF family_id, account_id, amount
         ON {TABLE} WHEN old.family_id IS NOT new.family_id OR old.account_id IS NOT new.account_id
-            OR (old.amount >= 0) IS NOT (new.amount >= 0) BEGIN
+            OR {_sqlite_expense("old")} IS NOT {_sqlite_expense("new")} BEGIN
         {_sqlite_add("old", -1)}
         {_sqlite_add("new", 1)}
     END""",

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from finance.demo_data import demo_seed
 from finance.services.api_keys import api_key_create, household_user_ensure
 
 DEMO_EMAIL = "demo@example.com"
@@ -11,7 +13,10 @@ DEMO_PASSWORD = "demo-password"
 
 
 class Command(BaseCommand):
-    help = "Ensure the demo household exists and print a fresh API key for it."
+    help = (
+        "Ensure the demo household exists (with a year of activity unless DEMO_DATA=false) "
+        "and print a fresh API key for it."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--base-url", default="http://127.0.0.1:8000")
@@ -20,6 +25,8 @@ class Command(BaseCommand):
         user = household_user_ensure(
             email=DEMO_EMAIL, family_name="Demo household", password=DEMO_PASSWORD
         )
+        if settings.DEMO_DATA and demo_seed(family=user.family):
+            self.stdout.write("Demo household filled with a year of accounts and transactions.")
         _, raw = api_key_create(user=user, name="make run demo key")
         self.stdout.write(
             "\n".join(

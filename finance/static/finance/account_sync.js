@@ -12,11 +12,16 @@
     function show(status) {
       const badge = document.getElementById("sync-status");
       if (badge) {
-        badge.textContent = status.status;
+        badge.textContent = status.status_text || status.status;
         badge.className = "pf-badge pf-status-" + status.status;
       }
+      const health = document.getElementById("connection-health");
+      if (health && status.health) {
+        health.textContent = status.health_text;
+        health.className = "pf-badge pf-status-" + status.health;
+      }
       const time = document.getElementById("sync-time");
-      if (time && status.finished_at) time.textContent = status.finished_at.slice(0, 16).replace("T", " ");
+      if (time && status.finished_text) time.textContent = status.finished_text;
     }
 
     function finish(status) {
@@ -41,7 +46,7 @@
         .then((status) => {
           if (DONE.includes(status.status) || tries > 600) return finish(status);
           show(status);
-          progress.textContent = "Syncing… (" + status.status + ")";
+          progress.textContent = "Syncing…";
           setTimeout(() => poll(url, tries + 1), 1000);
         })
         .catch(() => setTimeout(() => poll(url, tries + 1), 2000));

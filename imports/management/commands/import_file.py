@@ -5,19 +5,55 @@ bank file of any format (CSV, OFX/QFX, QIF, CAMT.053, MT940), with progress on s
 from __future__ import annotations
 
 import os
+import sys
+import time
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
 from core.errors import ApplicationError
 from finance.models import Account
-from imports.management.commands.import_csv import Progress
 from imports.models import Import, ImportMapping
 from imports.services.config import CONFIG_KEYS
 from imports.services.formats import import_type_detect
 from imports.services.mappings import import_mappings_update
 from imports.services.parse import import_create
 from imports.services.publish import import_blockers, import_publish, import_publish_run
+
+
+class Progress:
+    """A plain-text progress line on stderr (rows and rows per second)."""
+
+    def __init__(self, label: str, total: int | None = None, stream: Any = None) -> None:
+        self.label, self.total, self.start, self.last = label, total, time.monotonic(), 0.0
+        self.stream = stream or sys.stderr
+
+    def __call__(self, done: int) -> None:
+        now = time.monotonic()
+        if now - self.last < 0.5 and done != self.total:
+            return
+        self.last = now
+        rate = done / max(now - self.start, 1e-6)
+        if self.total:
+            width = 30
+            filled = int(width * done / self.total)
+            bar = "#" * filled + "-" * (width - filled)
+            line = f"\r{self.label} [{bar}] {done}/{self.total} rows ({rate:,.0f}/s)"
+        else:
+            line = f"\r{self.label} {done} rows ({rate:,.0f}/s)"
+        self.stream.write(line)
+        self.stream.flush()
+
+    def finish(self) -> float:
+        self.stream.write("\n")
+        return time.monotonic() - self.start
+
+
+def config_arguments(parser: Any) -> None:
+    """The import's configuration options and --no-publish (import_file and import_csv)."""
+    for key in CONFIG_KEYS:
+        parser.add_argument(f"--{key.replace('_', '-')}", dest=key)
+    parser.add_argument("--no-publish", action="store_true", help="parse (and map) only")
 
 
 class Command(BaseCommand):
@@ -36,9 +72,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--type", choices=Import.Type.values, help="the format (default: recognised)"
         )
-        for key in CONFIG_KEYS:
-            parser.add_argument(f"--{key.replace('_', '-')}", dest=key)
-        parser.add_argument("--no-publish", action="store_true", help="parse (and map) only")
+        config_arguments(parser)
 
     def _accounts(self, options: dict[str, Any]) -> tuple[Account | None, dict[str, Account]]:
         if bool(options["account"]) == bool(options["map"]):

@@ -11,8 +11,8 @@
         .then((r) => r.json())
         .then((s) => {
           const busy = s.parsing || s.status === "importing" || s.status === "reverting";
-          document.getElementById("import-status").textContent = s.status;
-          progress.textContent = busy ? s.rows_processed + " of " + s.rows_to_create + " rows…" : "done";
+          document.getElementById("import-status").textContent = s.status_text || s.status;
+          progress.textContent = busy ? s.rows_processed + " of " + s.rows_to_create + " rows…" : "Done";
           if (busy) setTimeout(poll, 1000); else window.location.reload();
         })
         .catch(() => setTimeout(poll, 2000));

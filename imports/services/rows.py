@@ -1,0 +1,77 @@
+"""Import rows written in batches as a file is read (fast_insert), never all in memory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from finance.ledger import fast_insert
+from imports.models import ImportRow
+
+BATCH_SIZE = 5000
+ROW_FIELDS = (
+    "data_import",
+    "row_number",
+    "raw",
+    "date",
+    "amount",
+    "currency",
+    "name",
+    "category",
+    "tags",
+    "notes",
+    "account_value",
+    "account_id",
+    "valid",
+    "errors",
+    "occurrence",
+    "fingerprint",
+)
+STATEMENT_ROW_FIELDS = (*ROW_FIELDS, "skipped", "statement_number")
+
+
+class RowWriter:
+    """Collects row tuples (in the order of `fields`) and inserts them BATCH_SIZE at a time,
+    calling `on_progress` with the count written after each full batch. `marks`: a lookup of
+    a batch's fingerprints -> the ledger rows they repeat (dedup.imported_before): the rows
+    are written with their duplicate marks (a re-import's are never rewritten)."""
+
+    def __init__(
+        self,
+        fields: tuple[str, ...] = ROW_FIELDS,
+        on_progress: Callable[[int], None] | None = None,
+        marks: Callable[[list[str]], dict[str, Any]] | None = None,
+    ) -> None:
+        self.fields = fields
+        self.on_progress = on_progress
+        self.marks = marks
+        self._fp = fields.index("fingerprint")
+        self.count = 0
+        self._batch: list[tuple] = []
+
+    def add(self, row: tuple) -> None:
+        self._batch.append(row)
+        if len(self._batch) >= BATCH_SIZE:
+            self._flush()
+            if self.on_progress:
+                self.on_progress(self.count)
+
+    def finish(self) -> int:
+        """Insert what is left; returns how many rows were written in all."""
+        if self._batch:
+            self._flush()
+        return self.count
+
+    def _flush(self) -> None:
+        if self.marks is None:
+            fast_insert(ImportRow, self.fields, self._batch)
+        else:
+            at = self._fp
+            found = self.marks([r[at] for r in self._batch if r[at]])
+            fast_insert(
+                ImportRow,
+                (*self.fields, "duplicate", "duplicate_of"),
+                [(*r, r[at] in found, found.get(r[at])) for r in self._batch],
+            )
+        self.count += len(self._batch)
+        self._batch = []
