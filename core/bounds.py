@@ -8,6 +8,7 @@ sums of any number of rows fit the NUMERIC(38, 4) columns that hold them. A date
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -20,7 +21,12 @@ MAX_QUANTITY = Decimal("999999999999999.99999999")
 
 
 def max_date(today: dt.date | None = None) -> dt.date:
-    today = today or dt.date.today()
+    return _max_date(today or dt.date.today())
+
+
+@functools.lru_cache(maxsize=4)
+def _max_date(today: dt.date) -> dt.date:
+    """(A parse checks a million dates: the bound is computed once a day.)"""
     try:
         return today.replace(year=today.year + FUTURE_YEARS)
     except ValueError:  # 29 February

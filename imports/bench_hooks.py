@@ -47,7 +47,14 @@ def _timed(module: Any, name: str, spent: dict[str, float], label: str) -> Itera
         setattr(module, name, original)
 
 
-def run_pipeline(*, user: Any, account: Any, csv_path: Path | str) -> dict[str, float]:
+def run_pipeline(
+    *, user: Any, account: Any, csv_path: Path | str, expect_created: int | None = None
+) -> dict[str, float]:
+    """Parse and publish the file; `expect_created`: how many ledger rows it must write (a
+    re-import of the same file: 0), checked by counting the household's rows."""
+    from finance.models import Transaction
+
+    rows_before = Transaction.objects.filter(family=account.family).count()
     started = time.perf_counter()
     with open(csv_path, "rb") as stream:
         imp = import_create(
@@ -72,4 +79,7 @@ def run_pipeline(*, user: Any, account: Any, csv_path: Path | str) -> dict[str, 
     imp = Import.objects.get(pk=imp.pk)
     if result != "matched":
         raise RuntimeError(f"import ended {imp.status} ({result}): {imp.error}")
+    written = Transaction.objects.filter(family=account.family).count() - rows_before
+    if expect_created is not None and written != expect_created:
+        raise RuntimeError(f"the import wrote {written} ledger rows, not {expect_created}")
     return {"parse": parsed - started, "publish": published - parsed, **spent}

@@ -1,6 +1,9 @@
 """sync: the fake Lunch Flow server (real HTTP on 127.0.0.1, port 0) with 20 accounts x 5,000
 transactions over the last year: a first sync, a repeat with nothing changed (rows written must
-be 0), and one with 1% of the rows changed (within the re-sync window, so the sync can see them).
+be 0), and one with 1% of the rows changed (within the re-sync window, so the sync can see them);
+beside them the bare floor (bench/floors.py): the same 100,000 rows COPYed / executemany'd into a
+plain table in one transaction. Targets (issue 19): first sync <= 3x the floor, unchanged
+re-sync < 10% of the first.
 
 The engine runs inline (`sync_request` + `sync_run`, as the providers tests do), not through
 the task queue, so the figures are the sync's own time."""
@@ -16,6 +19,7 @@ from typing import Any
 from bench.common import Report, household_create, peak_rss_mb
 
 TARGET_RESYNC_SHARE = 0.10
+TARGET_FIRST_RATIO = 3.0
 
 
 def _scenario(accounts: int, per_account: int) -> Any:
@@ -37,6 +41,39 @@ def _scenario(accounts: int, per_account: int) -> Any:
                 merchant=f"Shop {i % 40}",
             )
     return scenario
+
+
+FLOOR_COLUMNS = [
+    "id", "family_id", "account_id", "date", "amount", "currency", "name", "external_id",
+    "source", "pending", "provider_snapshot", "created_at", "updated_at",
+]  # fmt: skip
+
+
+def bare_floor(hh: Any, scenario: Any) -> tuple[float, int]:
+    """The upstream rows COPYed / executemany'd in one transaction into a plain table
+    (bench/floors.py), each with its snapshot as JSON text, as the first sync stores them."""
+    import json
+    import uuid
+
+    from bench.common import vendor
+    from bench.floors import bare_load, ident
+
+    pg = vendor() == "postgresql"
+    now = dt.datetime.now(dt.UTC)
+    stamp = now.isoformat() if pg else now.strftime("%Y-%m-%d %H:%M:%S")
+    family = ident(hh.family)
+    accounts = {acc: ident(uuid.uuid4()) for acc in scenario.transactions}
+
+    def tuples() -> Any:
+        for acc, rows in scenario.transactions.items():
+            for r in rows:
+                yield (
+                    ident(uuid.uuid4()), family, accounts[acc], r["date"], r["amount"],
+                    r["currency"], r["description"], r["id"], "lunchflow",
+                    r["isPending"] if pg else int(r["isPending"]), json.dumps(r), stamp, stamp,
+                )  # fmt: skip
+
+    return bare_load(FLOOR_COLUMNS, tuples())
 
 
 def _run_sync(connection: Any) -> tuple[float, Any]:
@@ -92,10 +129,19 @@ def run(*, full: bool, backend: str) -> Report:
         steps.append(("1% changed", changed, sync))
     finally:
         server.stop()
+    floor_secs, floor_rows = bare_floor(hh, scenario)
+    report.add(
+        step=f"FLOOR: {floor_rows:,} rows, plain table", status="", seconds=round(floor_secs, 2),
+        rows_written=floor_rows, unchanged="", peak_rss_mb=peak_rss_mb(), target="",
+    )  # fmt: skip
     for name, seconds, sync in steps:
         stats = sync.stats or {}
         written = stats.get("transactions_added", 0) + stats.get("transactions_updated", 0)
         target = ""
+        if name == "first":
+            ratio = seconds / floor_secs
+            ok = "yes" if ratio <= TARGET_FIRST_RATIO else "NO"
+            target = f"<= {TARGET_FIRST_RATIO}x floor: {ok} ({ratio:.2f}x)"
         if name == "unchanged":
             share = seconds / first
             ok = share < TARGET_RESYNC_SHARE and written == 0

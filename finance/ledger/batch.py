@@ -20,12 +20,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.db.models import Min, QuerySet
 from django.utils import timezone
 
 from finance.ledger.after import derive, merge_account_dates
-from finance.ledger.db.fastinsert import fast_insert
+from finance.ledger.db.fastinsert import fast_insert, insert_select
 from finance.ledger.pairs import legs_kinds_set, legs_move, legs_reset, legs_unpair
 from finance.ledger.rows import rows_insert, rows_write
 from finance.ledger.rules import BatchRules
@@ -33,6 +33,10 @@ from finance.models import Account, Category, Family, Merchant, Tag, Transaction
 
 # Fields whose change moves an account's balance (the others are labels).
 DELETE_BATCH = 5000
+# A batch that inserts at least this many rows refreshes the planner's statistics of the
+# ledger table at its close (PostgreSQL): a re-import or a sync right after a large import
+# would otherwise be planned for the table as it was (a full index range per batch lookup).
+ANALYZE_ABOVE = 10_000
 EDIT_BATCH = 500
 FLOW_FIELDS = frozenset({"account", "account_id", "date", "amount", "excluded", "currency"})
 
@@ -49,6 +53,7 @@ class LedgerBatch:
         self.rules = BatchRules()
         self.paired = 0
         self.closed = False
+        self.inserted = 0
 
     # -- bookkeeping ----------------------------------------------------------------------
     def _family(self, family: Family | uuid.UUID) -> uuid.UUID:
@@ -119,6 +124,7 @@ class LedgerBatch:
         household's rules ran over them (`rules=False`: not)."""
         new_tags = self.rules.apply_to_rows([(txn, None) for txn in txns]) if rules else {}
         rows_write(txns)
+        self.inserted += len(txns)
         if new_tags:
             through = Transaction.tags.through
             through.objects.bulk_create(
@@ -146,7 +152,7 @@ class LedgerBatch:
         if rules and rows:
             groups, links = self.rules.apply_to_values(names, rows, links)
         for group_names, group_rows in groups:
-            fast_insert(Transaction, group_names, group_rows)
+            self.inserted += fast_insert(Transaction, group_names, group_rows)
         if links:
             fast_insert(Transaction.tags.through, ("transaction", "tag"), links)
         family_at, account_at, date_at = (names.index(n) for n in ("family", "account", "date"))
@@ -157,6 +163,28 @@ class LedgerBatch:
                 firsts[key] = row[date_at]
         for (family_id, account_id), first in firsts.items():
             self.touch(family_id, account_id, first)
+
+    def write_select(
+        self,
+        names: Sequence[str],
+        select_sql: str,
+        params: Sequence[Any],
+        *,
+        written: QuerySet[Transaction],
+    ) -> int:
+        """Insert the rows of one SELECT (columns in the order of `names`) with one statement:
+        rows staged in the database, an import's, published without passing through Python.
+        `written`: the rows once inserted (their accounts' first dates are derived from).
+        The household's rules do not run here: a caller whose household has rules
+        (`has_rules`) writes through `write_values`."""
+        count = insert_select(Transaction, names, select_sql, params)
+        self.inserted += count
+        if count:
+            self._touch_rows(written)
+        return count
+
+    def has_rules(self, family_id: uuid.UUID) -> bool:
+        return self.rules.of(family_id) is not None
 
     def update(
         self,
@@ -344,6 +372,9 @@ class LedgerBatch:
                 continue
             created = self._created.get(family_id)
             self.paired += derive(family=family, account_dates=dates, created=created)
+        if self.inserted >= ANALYZE_ABOVE and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(f"ANALYZE {connection.ops.quote_name(Transaction._meta.db_table)}")
         return self.paired
 
 

@@ -32,6 +32,7 @@ from imports.services.config import (
     ImportOptions,
     configuration_merge,
 )
+from imports.services.dedup import imported_before
 from imports.services.formats import (
     is_statement_import,
     statement_file_check,
@@ -105,7 +106,8 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
             raise ValidationFailed([f"file: {exc}"]) from None
         columns = _columns(reader.headers, config, fixed is not None)
         fixed_key = str(fixed.pk) if fixed else ""
-        rows = RowWriter(on_progress=on_progress)
+        known = imported_before(imp)
+        rows = RowWriter(on_progress=on_progress, marks=known)
         for line_no, cells in reader.rows:
             parsed = parse_row(
                 cells, row_number=line_no, headers=reader.headers, columns=columns, rules=rules
@@ -147,7 +149,7 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
     mappings_sync(imp, totals)
     from imports.services.dedup import import_duplicates_mark
 
-    import_duplicates_mark(data_import=imp)
+    import_duplicates_mark(data_import=imp, written_marked=known is not None)
     import_stats_refresh(data_import=imp)
     if on_progress:
         on_progress(count)

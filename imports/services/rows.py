@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from finance.ledger import fast_insert
 from imports.models import ImportRow
@@ -31,15 +32,20 @@ STATEMENT_ROW_FIELDS = (*ROW_FIELDS, "skipped", "statement_number")
 
 class RowWriter:
     """Collects row tuples (in the order of `fields`) and inserts them BATCH_SIZE at a time,
-    calling `on_progress` with the count written after each full batch."""
+    calling `on_progress` with the count written after each full batch. `marks`: a lookup of
+    a batch's fingerprints -> the ledger rows they repeat (dedup.imported_before): the rows
+    are written with their duplicate marks (a re-import's are never rewritten)."""
 
     def __init__(
         self,
         fields: tuple[str, ...] = ROW_FIELDS,
         on_progress: Callable[[int], None] | None = None,
+        marks: Callable[[list[str]], dict[str, Any]] | None = None,
     ) -> None:
         self.fields = fields
         self.on_progress = on_progress
+        self.marks = marks
+        self._fp = fields.index("fingerprint")
         self.count = 0
         self._batch: list[tuple] = []
 
@@ -57,6 +63,15 @@ class RowWriter:
         return self.count
 
     def _flush(self) -> None:
-        fast_insert(ImportRow, self.fields, self._batch)
+        if self.marks is None:
+            fast_insert(ImportRow, self.fields, self._batch)
+        else:
+            at = self._fp
+            found = self.marks([r[at] for r in self._batch if r[at]])
+            fast_insert(
+                ImportRow,
+                (*self.fields, "duplicate", "duplicate_of"),
+                [(*r, r[at] in found, found.get(r[at])) for r in self._batch],
+            )
         self.count += len(self._batch)
         self._batch = []

@@ -3,6 +3,7 @@ revert, malformed files."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from decimal import Decimal
 
@@ -488,3 +489,112 @@ def test_opposite_rows_of_one_account_are_never_a_transfer(
         "complete"
     )
     assert alice.client.get("/api/v1/transfers").json()["transfers"] == []
+
+
+@contextlib.contextmanager
+def import_rows_rewritten(import_id: str | None = None):
+    """Count the import rows the database rewrites inside the block (`[n]` after it): by the
+    rows' xmin on PostgreSQL (every UPDATE of a row makes a new version, even one that changes
+    nothing), by a temporary trigger on SQLite."""
+    from django.db import connection
+
+    from imports.models import ImportRow
+
+    table = ImportRow._meta.db_table
+    out = [0]
+    with connection.cursor() as cur:
+        if connection.vendor == "postgresql":
+            cur.execute(
+                f'SELECT id, xmin::text FROM "{table}" WHERE data_import_id = %s', [import_id]
+            )
+            before = dict(cur.fetchall())
+            yield out
+            cur.execute(
+                f'SELECT id, xmin::text FROM "{table}" WHERE data_import_id = %s', [import_id]
+            )
+            out[0] = sum(1 for pk, xmin in cur.fetchall() if before.get(pk, xmin) != xmin)
+            return
+        cur.execute("CREATE TEMP TABLE IF NOT EXISTS bench_row_updates (n INTEGER)")
+        cur.execute("DELETE FROM bench_row_updates")
+        cur.execute(
+            f'CREATE TEMP TRIGGER bench_row_updated AFTER UPDATE ON "{table}" '
+            "BEGIN INSERT INTO bench_row_updates VALUES (1); END"
+        )
+        try:
+            yield out
+        finally:
+            cur.execute("DROP TRIGGER bench_row_updated")
+        cur.execute("SELECT count(*) FROM bench_row_updates")
+        out[0] = cur.fetchone()[0]
+
+
+def test_reimport_rows_written_marked_and_publish_rewrites_none(
+    alice, django_capture_on_commit_callbacks
+):
+    """A re-import of an all-duplicate file: its rows are written marked when the file is read
+    (never rewritten), and its publish writes no ledger row and rewrites no import row."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from imports.models import ImportRow
+
+    account = alice.account(currency="EUR")
+    first = european_import(alice, account).json()["data"]
+    assert publish(alice.client, first["id"], django_capture_on_commit_callbacks)["status"] == (
+        "complete"
+    )
+    stored = set(Transaction.objects.filter(account=account).values_list("pk", flat=True))
+
+    if connection.vendor == "sqlite":
+        with import_rows_rewritten() as marked:
+            again = european_import(alice, account).json()["data"]
+        assert marked == [0]  # written marked, as the ledger rows they repeat
+    else:
+        again = european_import(alice, account).json()["data"]
+    assert again["stats"]["duplicates_count"] == 5
+    marks = dict(
+        ImportRow.objects.filter(data_import_id=again["id"]).values_list("id", "duplicate_of")
+    )
+    assert set(marks.values()) == stored  # each row names the transaction it repeats
+
+    with (
+        import_rows_rewritten(again["id"]) as rewritten,
+        CaptureQueriesContext(connection) as publishing,
+    ):
+        second = publish(alice.client, again["id"], django_capture_on_commit_callbacks)
+    assert second["status"] == "complete"
+    assert second["verification"]["readback"]["status"] == "matched"
+    assert rewritten == [0]
+    txn_table = Transaction._meta.db_table
+    assert not [
+        q["sql"]
+        for q in publishing.captured_queries
+        if q["sql"].lstrip().upper().startswith(("INSERT", "COPY")) and txn_table in q["sql"]
+    ]
+    assert set(Transaction.objects.filter(account=account).values_list("pk", flat=True)) == stored
+    assert (
+        dict(ImportRow.objects.filter(data_import_id=again["id"]).values_list("id", "duplicate_of"))
+        == marks
+    )
+
+
+def test_reimport_with_an_account_column_is_marked_by_the_join(
+    alice, django_capture_on_commit_callbacks
+):
+    """Rows whose account comes from a column are matched after the file is read: a
+    re-import's rows are marked by the join with the ledger, and publish writes nothing."""
+    alice.account(name="Checking")
+    content = b"date;name;amount;account\n2024-01-01;A;1;Checking\n2024-01-02;B;2;Checking\n"
+    first = upload(alice.client, content).json()["data"]
+    done = publish(alice.client, first["id"], django_capture_on_commit_callbacks)
+    assert done["verification"]["readback"]["status"] == "matched"
+    stored = set(Transaction.objects.filter(family=alice.family).values_list("pk", flat=True))
+    assert len(stored) == 2
+    again = upload(alice.client, content).json()["data"]
+    assert again["stats"]["duplicates_count"] == 2
+    marked = rows(alice.client, again["id"])
+    assert {r["duplicate_of"] for r in marked} == {str(pk) for pk in stored}
+    second = publish(alice.client, again["id"], django_capture_on_commit_callbacks)
+    assert second["status"] == "complete"
+    assert second["verification"]["readback"]["checked_counts"]["transactions"] == 0
+    assert Transaction.objects.filter(family=alice.family).count() == 2
