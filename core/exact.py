@@ -129,12 +129,22 @@ class _ExactSum:
         return self.value()
 
 
+def exact_add(value: Any, delta: Any, places: int) -> str | None:
+    """`value + delta` as a column's canonical text (a balance row moved in place by a new
+    flow, finance/ledger/db/series.py)."""
+    a, b = _number(value), _number(delta)
+    if a is None or b is None:
+        return None
+    return canonical(WIDE.add(a, b), places)
+
+
 def register_sqlite_functions(connection: Any) -> None:
     """Give a new SQLite connection the exact functions (connection_created)."""
     raw = connection.connection
     raw.create_window_function("exact_sum", 1, _ExactSum)
     raw.create_function("exact_cmp", 2, exact_cmp, deterministic=True)
     raw.create_function("exact_key", 1, exact_key, deterministic=True)
+    raw.create_function("exact_add", 3, exact_add, deterministic=True)
 
 
 def _on_connection_created(sender: Any, connection: Any, **kwargs: Any) -> None:

@@ -11,7 +11,9 @@ Semantics (docs/decisions.md, "Ledger" and "Bounds"):
   sign: positive = money leaving). An asset's balance goes down by a flow, a liability's
   (money owed) goes up.
 - Manual accounts open at 0. A change from day D recomputes only rows from D on (forward from
-  the stored balance before D): earlier rows are not touched.
+  the stored balance before D): earlier rows are not touched. A change that only adds flows
+  on a few days (a create) moves the stored rows in place instead (finance/ledger/db/series.py),
+  a statement per day: its cost does not depend on how many rows follow it.
 - Anchored accounts: a provider's reported balance (`Account.reported_balance`, the current
   balance, anchoring the series on the day it was reported) or an opening balance given by the
   household (`opening_balance` as of `opening_balance_date`). Days before the anchor are derived
@@ -41,10 +43,14 @@ from django.utils import timezone
 
 from core.exact import ExactSum
 from finance.ledger.db.fastinsert import fast_insert
+from finance.ledger.db.series import direction, series_shift
 from finance.ledger.valuation import WIDE, Timeline, overlay, reported_holdings_value, timeline
 from finance.models import Account, AccountBalance, Transaction
 
 ZERO = Decimal(0)
+# New flows on at most this many days move a manual account's series in place (a statement
+# per day); more are cheaper derived from the first of them on.
+SHIFT_MAX_DAYS = 16
 _ONE_DAY = dt.timedelta(days=1)
 
 
@@ -58,11 +64,6 @@ def trade_model():
     if not {"account", "date", "amount"} <= names:
         return None
     return model
-
-
-def _direction(account: Account) -> int:
-    """How a ledger-signed flow moves the balance: assets go down, liabilities go up."""
-    return 1 if account.classification == "liability" else -1
 
 
 def account_flows(*, account: Account, since: dt.date | None = None) -> dict[dt.date, Decimal]:
@@ -114,7 +115,7 @@ def _previous_row(account: Account, since: dt.date | None) -> AccountBalance | N
 
 def _running(account: Account, running: Decimal, flows: dict[dt.date, Decimal]):
     """Rows of the balance after each day's flows, starting from `running`."""
-    sign = _direction(account)
+    sign = direction(account)
     values: dict[dt.date, Decimal] = {}
     for day in sorted(flows):
         running += sign * flows[day]
@@ -171,7 +172,7 @@ def _anchored_rows(
 ) -> tuple[dict[dt.date, Decimal], Decimal]:
     """Rows derived from `value` at the end of `anchor`, and the last row's balance."""
     flows = account_flows(account=account)
-    sign = _direction(account)
+    sign = direction(account)
     values: dict[dt.date, Decimal] = {anchor: value}
     running = value
     for day in sorted(d for d in flows if d > anchor):
@@ -237,7 +238,12 @@ def account_balances_refresh(
                     account, account.opening_balance_date, account.opening_balance
                 )
             else:
-                balance = _refresh_manual(account, since)
+                balance = None
+                flows = added.get(account.pk) if added else None
+                if flows and len(flows) <= SHIFT_MAX_DAYS:
+                    balance = series_shift(account, flows)
+                if balance is None:
+                    balance = _refresh_manual(account, since)
             Account.objects.filter(pk=account.pk).update(balance=balance, holdings_value=holdings)
 
 

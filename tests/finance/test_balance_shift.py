@@ -1,0 +1,76 @@
+"""A create moves a manual account's balance series in place (finance/ledger/db/series.py): the
+rows it leaves are exactly the rows a derivation from scratch gives, wherever the new day falls
+(after the series, inside it, on or before its opening row, in 1900), for assets and
+liabilities, on both databases."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import transaction
+
+from finance.ledger import ledger_batch
+from finance.models import Account, AccountBalance
+
+pytestmark = pytest.mark.django_db
+
+
+class _Rollback(Exception):
+    pass
+
+
+def _rows(account: Account) -> list[tuple]:
+    return list(
+        AccountBalance.objects.filter(account=account)
+        .order_by("date")
+        .values_list("date", "balance")
+    )
+
+
+def _derived(account: Account) -> tuple[list[tuple], object]:
+    """The rows and balance a derivation from scratch gives (rolled back)."""
+    out: dict = {}
+    try:
+        with transaction.atomic():
+            with ledger_batch(family=account.family) as batch:
+                batch.touch(account.family, account.pk, None)
+            out["rows"] = _rows(account)
+            out["balance"] = Account.objects.get(pk=account.pk).balance
+            raise _Rollback
+    except _Rollback:
+        pass
+    return out["rows"], out["balance"]
+
+
+def _create(household, account_id: str, date: str, amount: str) -> None:
+    body = {"account_id": account_id, "date": date, "amount": amount, "name": "t"}
+    r = household.client.post("/api/v1/transactions", {"transaction": body}, format="json")
+    assert r.status_code == 201, r.content
+
+
+@pytest.mark.parametrize("account_type", ["depository", "credit_card"])
+def test_creates_anywhere_in_time_leave_the_rows_a_derivation_gives(alice, account_type):
+    r = alice.client.post(
+        "/api/v1/accounts",
+        {"account": {"name": "A", "currency": "USD", "account_type": account_type}},
+        format="json",
+    )
+    assert r.status_code == 201, r.content
+    account = Account.objects.get(pk=r.json()["id"])
+    steps = [
+        ("2024-05-10", "10.00"),  # the first row: derived whole
+        ("2024-06-01", "-2.5000"),  # after the series
+        ("2024-05-20", "1.25"),  # inside it, on a day without a row
+        ("2024-06-01", "4.00"),  # on a day with a row
+        ("2024-05-09", "3.00"),  # on the opening row's day
+        ("2024-05-01", "0.00"),  # before the opening row, a zero flow
+        ("1900-01-01", "9999999999999.9999"),  # 1900, the largest amount
+        ("1900-01-01", "-0.0001"),
+        ("2026-11-25", "7.77"),
+    ]
+    for date, amount in steps:
+        _create(alice, str(account.pk), date, amount)
+        account.refresh_from_db()
+        rows, balance = _derived(account)
+        assert _rows(account) == rows, (date, amount)
+        assert account.balance == balance, (date, amount)
+    assert rows[0][0].isoformat() == "1899-12-31"  # the opening row moved to 1900's eve
