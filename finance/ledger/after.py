@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from django.db import connection
 
-from finance.ledger.balances import ZERO, account_balances_refresh
+from finance.ledger.balances import account_balances_refresh
 from finance.ledger.db.search_sqlite import search_index_refresh
 from finance.ledger.transfer_matching import transfers_match
 from finance.models import Family, Transaction
@@ -21,24 +21,19 @@ def derive(
     family: Family,
     account_dates: Mapping[uuid.UUID, dt.date | None],
     created: Sequence[Transaction] | None = None,
+    flows: Mapping[uuid.UUID, Mapping[dt.date, Decimal]] | None = None,
 ) -> int:
     """Bring everything derived from these accounts' rows up to date, from the earliest changed
     date per account on (None: from the first day). Returns how many transfers were suggested.
 
     `created`: the whole change was the creation of these transactions (their account loaded):
-    balances then move by the new flows in place, and transfer matching only looks for the new
-    rows' counterparts."""
+    transfer matching only looks for the new rows' counterparts. `flows`: the whole change was
+    rows added and deleted, these ledger-signed flows per account and day: balances move by
+    them in place."""
     if not account_dates:
         return 0
     search_index_refresh(connection)
-    added: dict[uuid.UUID, dict[dt.date, Decimal]] | None = None
-    if created is not None:
-        added = {}
-        for txn in created:
-            if not txn.excluded:
-                days = added.setdefault(txn.account_id, {})
-                days[txn.date] = days.get(txn.date, ZERO) + txn.amount
-    account_balances_refresh(account_dates=account_dates, added=added)
+    account_balances_refresh(account_dates=account_dates, added=flows)
     return transfers_match(
         family=family, account_ids=list(account_dates), since=account_dates, new=created
     )

@@ -204,8 +204,9 @@ def account_balances_refresh(
     """Bring each account's series and current balance up to date after its flows changed
     from a date on (None: from its first day).
 
-    `added`: the change was only new flows, these ledger-signed sums per account and day (a
-    create or a bulk create): a manual account is then recomputed from the first of them."""
+    `added`: the change was only rows added and deleted, these ledger-signed flows per account
+    and day: a manual account's rows then move by them in place (finance/ledger/db/series.py)
+    when they fall on a few days, else it is recomputed from the first of them."""
     if not account_dates:
         return
     with transaction.atomic():

@@ -21,9 +21,10 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import connection, models, transaction
-from django.db.models import Min, QuerySet
+from django.db.models import Min, Q, QuerySet
 from django.utils import timezone
 
+from core.exact import ExactSum
 from finance.ledger.after import derive, merge_account_dates
 from finance.ledger.db.fastinsert import fast_insert, insert_select
 from finance.ledger.pairs import legs_kinds_set, legs_move, legs_reset, legs_unpair
@@ -49,6 +50,9 @@ class LedgerBatch:
         self._dates: dict[uuid.UUID, dict[uuid.UUID, dt.date | None]] = {}
         # Per household: the rows created, while creation is all that happened to it.
         self._created: dict[uuid.UUID, list[Transaction] | None] = {}
+        # Per household: the ledger-signed flows per account and day that rows added and
+        # deleted changed, while that is all that happened to it (balances move in place).
+        self._flows: dict[uuid.UUID, dict[uuid.UUID, dict[dt.date, Decimal]] | None] = {}
         # The households' rules, compiled the first time this batch writes their new rows.
         self.rules = BatchRules()
         self.paired = 0
@@ -70,6 +74,14 @@ class LedgerBatch:
         key = self._family(family)
         merge_account_dates(self._dates.setdefault(key, {}), account_id, date)
         self._created[key] = None
+        self._flows[key] = None
+
+    def _flow(self, key: uuid.UUID, account_id: uuid.UUID, day: dt.date, amount: Decimal) -> None:
+        flows = self._flows.get(key, {})
+        if flows is not None:
+            days = flows.setdefault(account_id, {})
+            days[day] = days.get(day, Decimal(0)) + amount
+            self._flows[key] = flows
 
     def _touch_rows(self, queryset: QuerySet[Transaction]) -> None:
         """Record the earliest date per account of the rows a statement is about to change."""
@@ -117,6 +129,8 @@ class LedgerBatch:
             if created_rows is not None:
                 created_rows.append(txn)
                 self._created[key] = created_rows
+            if not txn.excluded:
+                self._flow(key, txn.account_id, txn.date, txn.amount)
         return results
 
     def write(self, txns: list[Transaction], *, rules: bool = True) -> None:
@@ -310,7 +324,20 @@ class LedgerBatch:
 
     def delete(self, queryset: QuerySet[Transaction]) -> int:
         """Delete rows (their tag links and transfers go with them)."""
+        groups = list(
+            queryset.order_by()
+            .values("family_id", "account_id", "date")
+            .annotate(total=ExactSum("amount", filter=Q(excluded=False)))
+            .values_list("family_id", "account_id", "date", "total")
+        )
+        pure = {family_id: self._flows.get(family_id, {}) for family_id, *_ in groups}
         self._touch_rows(queryset)
+        for family_id, account_id, day, total in groups:
+            if pure[family_id] is None:
+                continue
+            self._flows[family_id] = pure[family_id]
+            if total is not None:
+                self._flow(family_id, account_id, day, -total)
         label = Transaction._meta.label
         total = 0
         while True:
@@ -371,7 +398,8 @@ class LedgerBatch:
             if family is None or not dates:
                 continue
             created = self._created.get(family_id)
-            self.paired += derive(family=family, account_dates=dates, created=created)
+            flows = self._flows.get(family_id)
+            self.paired += derive(family=family, account_dates=dates, created=created, flows=flows)
         if self.inserted >= ANALYZE_ABOVE and connection.vendor == "postgresql":
             with connection.cursor() as cursor:
                 cursor.execute(f"ANALYZE {connection.ops.quote_name(Transaction._meta.db_table)}")

@@ -1,7 +1,8 @@
-"""A create moves a manual account's balance series in place (finance/ledger/db/series.py): the
-rows it leaves are exactly the rows a derivation from scratch gives, wherever the new day falls
-(after the series, inside it, on or before its opening row, in 1900), for assets and
-liabilities, on both databases."""
+"""A create or a delete moves a manual account's balance series in place
+(finance/ledger/db/series.py): the rows it leaves are exactly the rows a derivation from scratch
+gives, wherever the day falls (after the series, inside it, on or before its opening row, in
+1900; a delete emptying a day, the first day, the last), for assets and liabilities, on both
+databases."""
 
 from __future__ import annotations
 
@@ -41,10 +42,19 @@ def _derived(account: Account) -> tuple[list[tuple], object]:
     return out["rows"], out["balance"]
 
 
-def _create(household, account_id: str, date: str, amount: str) -> None:
+def _create(household, account_id: str, date: str, amount: str) -> str:
     body = {"account_id": account_id, "date": date, "amount": amount, "name": "t"}
     r = household.client.post("/api/v1/transactions", {"transaction": body}, format="json")
     assert r.status_code == 201, r.content
+    return r.json()["id"]
+
+
+def _same_as_derived(account: Account, step: object) -> list[tuple]:
+    account.refresh_from_db()
+    rows, balance = _derived(account)
+    assert _rows(account) == rows, step
+    assert account.balance == balance, step
+    return rows
 
 
 @pytest.mark.parametrize("account_type", ["depository", "credit_card"])
@@ -67,10 +77,14 @@ def test_creates_anywhere_in_time_leave_the_rows_a_derivation_gives(alice, accou
         ("1900-01-01", "-0.0001"),
         ("2026-11-25", "7.77"),
     ]
+    ids = {}
     for date, amount in steps:
-        _create(alice, str(account.pk), date, amount)
-        account.refresh_from_db()
-        rows, balance = _derived(account)
-        assert _rows(account) == rows, (date, amount)
-        assert account.balance == balance, (date, amount)
+        ids[(date, amount)] = _create(alice, str(account.pk), date, amount)
+        rows = _same_as_derived(account, (date, amount))
     assert rows[0][0].isoformat() == "1899-12-31"  # the opening row moved to 1900's eve
+    # Deleted in an order that empties days inside the series, its first days and its last.
+    for step in [steps[i] for i in (2, 6, 3, 7, 5, 4, 8, 0, 1)]:
+        r = alice.client.delete(f"/api/v1/transactions/{ids[step]}")
+        assert r.status_code in (200, 204), r.content
+        rows = _same_as_derived(account, ("delete", step))
+    assert rows == [] and account.balance == 0

@@ -286,7 +286,7 @@ def test_ledger_derives_for_touched_accounts_only(alice, checking, monkeypatch):
     calls = []
     monkeypatch.setattr(
         "finance.ledger.batch.derive",
-        lambda *, family, account_dates, created: calls.append(dict(account_dates)),
+        lambda *, family, account_dates, **_: calls.append(dict(account_dates)),
     )
     checking.add_transaction("a1", "t2", day(2), -1, "y")
     run_sync(connection)

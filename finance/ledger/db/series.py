@@ -1,10 +1,10 @@
-"""A manual account's balance series moved in place by new flows (finance/ledger/balances.py).
+"""A manual account's balance series moved in place by changed flows (balances.py).
 
-A create adds flows on a few days: every stored row from each such day on moves by the flow in
-one UPDATE, a row is added on a day that had none, and the opening row moves when the series
-now starts earlier. The cost is a statement per new day, whatever the date: a row dated 1900
-costs what a row dated today costs, where recomputing from its day would rewrite every row
-after it."""
+A create or a delete changes the flows of a few days: every stored row from each such day on
+moves by the change in one UPDATE, a row is added on a day that had none (and removed from one
+left without flows), and the opening row moves when the series now starts elsewhere. The cost
+is a few statements per changed day, whatever the date: a row dated 1900 costs about what a
+row dated today costs, where recomputing from its day would rewrite every row after it."""
 
 # ruff: noqa: S608 - every statement is built from model table names and constants, never input.
 from __future__ import annotations
@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from django.db import connection
 
-from finance.models import Account, AccountBalance
+from finance.models import Account, AccountBalance, Transaction
 
 _ONE_DAY = dt.timedelta(days=1)
 ZERO = Decimal(0)
@@ -26,10 +26,30 @@ def direction(account: Account) -> int:
     return 1 if account.classification == "liability" else -1
 
 
+def _reopen(account: Account, rows, opening: dt.date, flows: Mapping[dt.date, Decimal]) -> None:
+    """The rows a derivation would leave: none on a day whose flows all went, and the opening
+    row (at 0) the day before the first flow, wherever that now is."""
+    txns = Transaction.objects.filter(account=account, excluded=False)
+    for day in flows:
+        if not txns.filter(date=day).exists():
+            rows.filter(date=day).delete()
+    first = txns.order_by("date").values_list("date", flat=True).first()
+    if first is None:
+        rows.delete()
+        return
+    start = first - _ONE_DAY
+    rows.filter(date__lt=start).delete()
+    if opening > start and not txns.filter(date=opening).exists():
+        rows.filter(date=opening).delete()  # it only repeated the row before it now
+    AccountBalance.objects.get_or_create(
+        account=account, date=start, defaults={"balance": ZERO, "currency": account.currency}
+    )
+
+
 def series_shift(account: Account, flows: Mapping[dt.date, Decimal]) -> Decimal | None:
-    """Move the series of a manual account (opening at 0) by these new ledger-signed flows per
-    day. Returns the account's balance, or None when it has no series yet (the caller derives
-    it whole)."""
+    """Move the series of a manual account (opening at 0) by these ledger-signed flows per
+    day (new rows add theirs, deleted rows take theirs away). Returns the account's balance, or
+    None when it has no series yet (the caller derives it whole)."""
     rows = AccountBalance.objects.filter(account=account)
     opening = rows.order_by("date").values_list("date", flat=True).first()
     if opening is None:
@@ -54,15 +74,5 @@ def series_shift(account: Account, flows: Mapping[dt.date, Decimal]) -> Decimal 
                 f"UPDATE {table} SET balance = {moved} WHERE account_id = %s AND date >= %s",
                 [sign * flow, account_id, day],
             )
-        first = min(flows)
-        if first <= opening:
-            # The series starts earlier now: a new opening row the day before the first flow;
-            # the old one, unless a flow landed on its day, only repeats the row before it.
-            AccountBalance.objects.get_or_create(
-                account=account,
-                date=first - _ONE_DAY,
-                defaults={"balance": ZERO, "currency": account.currency},
-            )
-            if opening not in flows:
-                rows.filter(date=opening).delete()
+        _reopen(account, rows, opening, flows)
     return rows.order_by("-date").values_list("balance", flat=True).first()
