@@ -60,9 +60,8 @@ class ImportAdmin(HouseholdAdmin):
         "created_at",
     )
     readonly_fields = fields  # every change goes through the wizard's services
-    # The account is nullable, so the admin's own select_related() would skip it (a query a row);
-    # the household is the staff's column.
-    list_select_related = ("account", "family")
+    # The account is nullable, so the admin's own select_related() would skip it (a query a row).
+    list_select_related = ("account",)
     actions = ["publish_selected", "revert_selected"]
 
     @admin.display(description="file", ordering="original_filename")
