@@ -66,7 +66,7 @@ class ImportAdmin(HouseholdAdmin):
 
     @admin.display(description="file", ordering="original_filename")
     def file_name(self, obj: Import) -> str:
-        return obj.original_filename or "Import"
+        return str(obj)  # the file's name (Import.__str__), sortable
 
     @admin.display(description="status", ordering="status")
     def status_text(self, obj: Import) -> str:
