@@ -46,6 +46,7 @@ class UserAdmin(DjangoUserAdmin):
 @admin.register(Category)
 class CategoryAdmin(HouseholdAdmin):
     list_display = ("name", "parent", "color", "icon")
+    list_select_related = ("parent",)  # nullable: the admin's own select_related() skips it
     list_filter = (("parent", HouseholdRelatedFilter),)
     search_fields = ("name",)
 

@@ -1,0 +1,32 @@
+"""Admin lists read a fixed number of queries, however many rows they show."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from finance.services.households import household_permissions_grant
+from tests.factories import CategoryFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _queries(client: Client, url: str) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured)
+
+
+def test_categories_list_reads_parents_with_the_rows(alice):
+    household_permissions_grant(user=alice.user)
+    client = Client()
+    client.force_login(alice.user)
+    url = reverse("admin:finance_category_changelist")
+    CategoryFactory(family=alice.family, parent=CategoryFactory(family=alice.family, name="Food"))
+    one = _queries(client, url)
+    for name in ("Home", "Travel", "Fun"):
+        CategoryFactory(family=alice.family, parent=CategoryFactory(family=alice.family, name=name))
+    assert _queries(client, url) == one
