@@ -8,7 +8,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from finance.models import User
 from finance.services.households import household_permissions_grant
+from tests.conftest import make_household
 from tests.factories import CategoryFactory
 
 pytestmark = pytest.mark.django_db
@@ -29,4 +31,14 @@ def test_categories_list_reads_parents_with_the_rows(alice):
     one = _queries(client, url)
     for name in ("Home", "Travel", "Fun"):
         CategoryFactory(family=alice.family, parent=CategoryFactory(family=alice.family, name=name))
+    assert _queries(client, url) == one
+
+
+def test_staff_users_list_reads_households_with_the_rows(alice):
+    client = Client()
+    client.force_login(User.objects.create_superuser(email="root@example.com", password="x"))
+    url = reverse("admin:finance_user_changelist")
+    one = _queries(client, url)
+    for name in ("bob", "dana", "erin"):
+        make_household(name)
     assert _queries(client, url) == one
