@@ -32,6 +32,7 @@ class FamilyAdmin(admin.ModelAdmin):
 class UserAdmin(DjangoUserAdmin):
     ordering = ("email",)
     list_display = ("email", "family", "is_staff", "is_superuser", "is_active")
+    list_select_related = ("family",)  # nullable: the admin's own select_related() skips it
     search_fields = ("email",)
     fieldsets = (
         (None, {"fields": ("email", "password", "family")}),
@@ -46,6 +47,7 @@ class UserAdmin(DjangoUserAdmin):
 @admin.register(Category)
 class CategoryAdmin(HouseholdAdmin):
     list_display = ("name", "parent", "color", "icon")
+    list_select_related = ("parent",)  # nullable: the admin's own select_related() skips it
     list_filter = (("parent", HouseholdRelatedFilter),)
     search_fields = ("name",)
 

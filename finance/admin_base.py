@@ -91,6 +91,13 @@ class HouseholdAdmin(admin.ModelAdmin):
             columns.append("family")  # staff see every household: say whose each row is
         return columns
 
+    def get_list_select_related(self, request: HttpRequest) -> Any:
+        related = super().get_list_select_related(request)
+        # An admin naming its joins would otherwise read the staff's household column a row.
+        if isinstance(related, list | tuple) and "family" in self.get_list_display(request):
+            return tuple(dict.fromkeys((*related, "family")))
+        return related
+
     def get_list_filter(self, request: HttpRequest) -> Any:
         filters = list(super().get_list_filter(request))
         path = self.family_path or _family_path(self.model)

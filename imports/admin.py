@@ -60,11 +60,13 @@ class ImportAdmin(HouseholdAdmin):
         "created_at",
     )
     readonly_fields = fields  # every change goes through the wizard's services
+    # The account is nullable, so the admin's own select_related() would skip it (a query a row).
+    list_select_related = ("account",)
     actions = ["publish_selected", "revert_selected"]
 
     @admin.display(description="file", ordering="original_filename")
     def file_name(self, obj: Import) -> str:
-        return obj.original_filename or "Import"
+        return str(obj)  # the file's name (Import.__str__), sortable
 
     @admin.display(description="status", ordering="status")
     def status_text(self, obj: Import) -> str:

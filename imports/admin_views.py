@@ -155,6 +155,8 @@ def _statements(imp: Import, mappings: list[ImportMapping]) -> list[dict[str, An
 def _balances_set(imp: Import) -> list[dict[str, Any]]:
     """The reported balances the import set from its statements, with the accounts' names."""
     changes = imp.balances_set or []
+    if not changes:
+        return []  # most imports: no query
     names = dict(
         Account.objects.filter(
             family_id=imp.family_id, pk__in=[c["account_id"] for c in changes]

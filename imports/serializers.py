@@ -185,7 +185,6 @@ ConfigurationSerializer = type(
     {k: serializers.CharField(allow_blank=True) for k in CONFIG_KEYS},
 )
 ImportStatsSerializer = _ints(STAT_KEYS, "ImportStats")
-_COUNTS = serializers.DictField(child=serializers.IntegerField())
 
 
 class StatementCheckSerializer(serializers.Serializer):

@@ -47,13 +47,13 @@ COLUMNS = (
     "rule_changes",
     "created_at",
 )
-# The columns an action's field is stored in.
+# The column an action's field is stored in (the engine's row uses the same key).
 _STORED = {
-    "category": ("category_id", "category_id"),
-    "merchant": ("merchant_id", "merchant_id"),
-    "name": ("name", "name"),
-    "notes": ("notes", "notes"),
-    "excluded": ("excluded", "excluded"),
+    "category": "category_id",
+    "merchant": "merchant_id",
+    "name": "name",
+    "notes": "notes",
+    "excluded": "excluded",
 }
 
 
@@ -168,8 +168,8 @@ def rule_outcomes(ruleset: RuleSet, ids: Sequence[Any]) -> tuple[int, list[Outco
                 outcome.tags_added = row["tags"] - before["tags"]
                 outcome.tags_removed = before["tags"] - row["tags"]
             else:
-                column, key = _STORED[name]
-                outcome.values[column] = row[key]
+                column = _STORED[name]
+                outcome.values[column] = row[column]
         if "merchant" in changed and row.get(MERCHANT_RECORD) is None:
             outcome.values.pop("merchant_id", None)  # a preview: the merchant is not made
         outcome.rule_changes = rule_changes_merge(changes, [(rule.id, changed)])

@@ -8,12 +8,14 @@ import re
 from decimal import Decimal
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from finance.models import Rule, RuleRun, Transaction
+from finance.models import Rule, RuleRun, Transaction, User
 from finance.services.households import household_permissions_grant
-from finance.services.rules import rule_create
+from finance.services.rules import rule_apply_request, rule_create
 from tests.factories import (
     CategoryFactory,
     MerchantFactory,
@@ -263,3 +265,30 @@ def test_apply_action_on_the_rules_list(alice, coffees, django_capture_on_commit
     assert Transaction.objects.get(name="Rent").notes == "monthly"
     runs = client.get(reverse("admin:finance_rulerun_changelist"))
     assert runs.status_code == 200 and "completed" in runs.content.decode()
+
+
+def test_staff_rule_runs_list_does_not_query_a_row(alice, charlie):
+    """Staff see each run's household: read with the runs, not one query a row."""
+    staff = Client()
+    staff.force_login(User.objects.create_superuser(email="root@example.com", password="x"))
+    runs = reverse("admin:finance_rulerun_changelist")
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert staff.get(runs).status_code == 200
+        return len(captured)
+
+    def apply(household) -> None:
+        rule = rule_create(
+            family=household.family,
+            name="Notes",
+            conditions=[{"field": "name", "operator": "contains", "value": "rent"}],
+            actions=[{"type": "set_notes", "value": "monthly"}],
+        )
+        rule_apply_request(rule=rule)
+
+    apply(alice)
+    one = queries()
+    for household in (alice, charlie, charlie):
+        apply(household)
+    assert queries() == one

@@ -239,3 +239,17 @@ def test_rule_runs_of_another_household_are_404(alice, charlie):
     assert charlie.client.get("/api/v1/rule_runs").json()["rule_runs"] == []
     assert_error(alice.client.get("/api/v1/rule_runs/nope"), 404, "not_found")
     assert_error(alice.read_client.post(f"{RULES}/{rule['id']}/apply"), 403, "insufficient_scope")
+
+
+def test_rule_runs_filter_by_rule_and_name_a_bad_id(alice):
+    coffee = coffee_rule(alice, {"type": "set_notes", "value": "x"})
+    rent = coffee_rule(alice, {"type": "set_notes", "value": "y"}, name="Rent")
+    runs = {r["id"]: alice.client.post(f"{RULES}/{r['id']}/apply").json() for r in (coffee, rent)}
+    listed = alice.client.get("/api/v1/rule_runs", {"rule_id": rent["id"]}).json()["rule_runs"]
+    assert [r["id"] for r in listed] == [runs[rent["id"]]["id"]]
+    every = alice.client.get("/api/v1/rule_runs").json()["rule_runs"]
+    assert {r["id"] for r in every} == {run["id"] for run in runs.values()}
+    body = assert_error(
+        alice.client.get("/api/v1/rule_runs", {"rule_id": "nope"}), 422, "validation_failed"
+    )
+    assert any(e.startswith("rule_id:") for e in body["errors"]), body

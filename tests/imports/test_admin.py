@@ -38,6 +38,9 @@ def test_admin_lists_own_imports_and_row_errors_only(alice, charlie):
     client = _admin(alice)
     page = client.get("/admin/imports/import/").content.decode()
     assert str(mine.pk)[:8] in page or "a.csv" in page
+    # Both files are a.csv: the links tell whose import the list shows.
+    assert f"/admin/imports/import/{mine.pk}/change/" in page
+    assert f"/admin/imports/import/{theirs.pk}/change/" not in page
     assert client.get(f"/admin/imports/import/{theirs.pk}/change/").status_code in (302, 404)
     rows = client.get("/admin/imports/importrow/?valid__exact=0").content.decode()
     assert "is empty" in rows
