@@ -84,8 +84,21 @@ class SecurityAdmin(HouseholdAdmin):
         super().save_model(request, obj, form, change)
 
 
+class PricedColumns:
+    """The quantity and price columns trades, holdings and price points share (formatted as
+    the rest of the admin formats them, the price with the row's currency)."""
+
+    @admin.display(description="quantity", ordering="qty")
+    def quantity(self, obj: Trade | Holding) -> str:
+        return quantity(obj.qty)
+
+    @admin.display(description="price", ordering="price")
+    def price_text(self, obj: Trade | Holding | SecurityPrice) -> str:
+        return money_text(obj.price, obj.currency)
+
+
 @admin.register(Trade)
-class TradeAdmin(SecurityScopedFKMixin, HouseholdAdmin):
+class TradeAdmin(SecurityScopedFKMixin, PricedColumns, HouseholdAdmin):
     list_display = ("date", "name", "account", "security", "quantity", "price_text", "amount_text")
     list_filter = (("account", HouseholdRelatedFilter), "kind", "date")
     search_fields = ("name", "security__ticker", "notes")
@@ -102,14 +115,6 @@ class TradeAdmin(SecurityScopedFKMixin, HouseholdAdmin):
         except ApplicationError as exc:
             self.message_user(request, exc.message, messages.ERROR)
 
-    @admin.display(description="quantity", ordering="qty")
-    def quantity(self, obj: Trade) -> str:
-        return quantity(obj.qty)
-
-    @admin.display(description="price", ordering="price")
-    def price_text(self, obj: Trade) -> str:
-        return money_text(obj.price, obj.currency)
-
     @admin.display(description="amount", ordering="amount")
     def amount_text(self, obj: Trade) -> str:
         return money_text(obj.amount, obj.currency)
@@ -123,7 +128,7 @@ class TradeAdmin(SecurityScopedFKMixin, HouseholdAdmin):
 
 
 @admin.register(Holding)
-class HoldingAdmin(HouseholdAdmin):
+class HoldingAdmin(PricedColumns, HouseholdAdmin):
     """Holdings are derived (from trades or a provider): read-only here."""
 
     list_display = ("account", "security", "quantity", "price_text", "value_text", "source")
@@ -137,21 +142,13 @@ class HoldingAdmin(HouseholdAdmin):
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    @admin.display(description="quantity", ordering="qty")
-    def quantity(self, obj: Holding) -> str:
-        return quantity(obj.qty)
-
-    @admin.display(description="price", ordering="price")
-    def price_text(self, obj: Holding) -> str:
-        return money_text(obj.price, obj.currency)
-
     @admin.display(description="value", ordering="market_value")
     def value_text(self, obj: Holding) -> str:
         return money_text(obj.market_value, obj.currency)
 
 
 @admin.register(SecurityPrice)
-class SecurityPriceAdmin(HouseholdAdmin):
+class SecurityPriceAdmin(PricedColumns, HouseholdAdmin):
     """The household's price points: read here; written by trades, syncs and the API
     (`POST /api/v1/security_prices`), each of which revalues the accounts they price."""
 
@@ -169,7 +166,3 @@ class SecurityPriceAdmin(HouseholdAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
-
-    @admin.display(description="price", ordering="price")
-    def price_text(self, obj: SecurityPrice) -> str:
-        return money_text(obj.price, obj.currency)

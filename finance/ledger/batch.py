@@ -27,7 +27,7 @@ from django.utils import timezone
 from core.exact import ExactSum
 from finance.ledger.after import derive, merge_account_dates
 from finance.ledger.db.fastinsert import fast_insert, insert_select
-from finance.ledger.pairs import legs_kinds_set, legs_move, legs_reset, legs_unpair
+from finance.ledger.pairs import legs_kinds_set, legs_move_many, legs_reset, legs_unpair
 from finance.ledger.rows import rows_insert, rows_write
 from finance.ledger.rules import BatchRules
 from finance.models import Account, Category, Family, Merchant, Tag, Transaction
@@ -261,22 +261,31 @@ class LedgerBatch:
         )
         return len(links)
 
-    def supersede(self, old: Transaction, new: Transaction) -> None:
-        """`new` stands for `old` from now on (a provider's posted version of a pending row):
-        old's tags join new's, a transfer old is a leg of moves to new (with its kind) when new
-        is a leg of none, and old is deleted. Field edits are the caller's (`update`)."""
+    def supersede(self, pairs: Sequence[tuple[Transaction, Transaction]]) -> None:
+        """For each (old, new) pair, `new` stands for `old` from now on (a provider's posted
+        version of a pending row): old's tags join new's, a transfer old is a leg of moves to
+        new (with its kind) when new is a leg of none, and old is deleted. Field edits are the
+        caller's (`update`). A few queries for all the pairs, not a few per pair."""
+        if not pairs:
+            return
         through = Transaction.tags.through
-        have = set(through.objects.filter(transaction_id=new.pk).values_list("tag_id", flat=True))
-        moving = [
-            tag_id
-            for tag_id in through.objects.filter(transaction_id=old.pk).values_list(
-                "tag_id", flat=True
+        new_of = {old.pk: new.pk for old, new in pairs}
+        have = set(
+            through.objects.filter(transaction_id__in=new_of.values()).values_list(
+                "transaction_id", "tag_id"
             )
-            if tag_id not in have
-        ]
-        through.objects.bulk_create([through(transaction_id=new.pk, tag_id=t) for t in moving])
-        legs_move(old.pk, new.pk)
-        self.delete(Transaction.objects.filter(pk=old.pk))
+        )
+        moving = {
+            (new_of[old_id], tag_id)
+            for old_id, tag_id in through.objects.filter(transaction_id__in=new_of).values_list(
+                "transaction_id", "tag_id"
+            )
+        } - have
+        through.objects.bulk_create(
+            [through(transaction_id=txn_id, tag_id=tag_id) for txn_id, tag_id in moving]
+        )
+        legs_move_many(new_of.items())
+        self.delete(Transaction.objects.filter(pk__in=list(new_of)))
 
     def untag(self, queryset: QuerySet[Transaction], tag: Tag) -> int:
         """Take the tag off every row that has it; returns how many lost it."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from finance.models import Account, RejectedTransfer, Transaction, Transfer
 
@@ -56,6 +56,25 @@ def legs_reset(transaction_ids: Iterable[uuid.UUID]) -> None:
 def legs_unpair(transaction_ids: Iterable[uuid.UUID]) -> None:
     """A rejected pair: both legs standard again."""
     Transaction.objects.filter(pk__in=list(transaction_ids)).update(kind=Transaction.Kind.STANDARD)
+
+
+def legs_move_many(pairs: Iterable[tuple[uuid.UUID, uuid.UUID]]) -> None:
+    """`legs_move` for each (old id, new id) pair; one query finds the old rows that are a
+    leg of a transfer or of a rejected pair (most are neither: nothing to move for them)."""
+    pairs = list(pairs)
+    olds = [old_id for old_id, _ in pairs]
+    legs = Q(inflow_transaction_id__in=olds) | Q(outflow_transaction_id__in=olds)
+    linked = {
+        leg
+        for model in (Transfer, RejectedTransfer)
+        for pair in model.objects.filter(legs).values_list(
+            "inflow_transaction_id", "outflow_transaction_id"
+        )
+        for leg in pair
+    }
+    for old_id, new_id in pairs:
+        if old_id in linked:
+            legs_move(old_id, new_id)
 
 
 def legs_move(old_id: uuid.UUID, new_id: uuid.UUID) -> None:

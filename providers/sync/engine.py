@@ -99,16 +99,20 @@ def budget_add(connection: ProviderConnection, count: int) -> None:
     )
 
 
-def _sync_claim(sync_id: uuid.UUID) -> Sync | None:
-    """Pending -> syncing; also syncing -> syncing (a takeover: the caller holds the runner
-    lock, so whoever marked it syncing is gone)."""
+def _sync_claim(sync_id: uuid.UUID) -> tuple[Sync | None, bool]:
+    """Pending -> syncing; else syncing -> syncing (a takeover: the caller holds the runner
+    lock, so whoever marked it syncing is gone). Returns the claimed Sync (None: nothing to
+    run) and whether it was such a takeover."""
     now = timezone.now()
-    claimed = Sync.objects.filter(pk=sync_id, status__in=Sync.ACTIVE).update(
-        status=Sync.Status.SYNCING, started_at=now, updated_at=now
+    values = {"status": Sync.Status.SYNCING, "started_at": now, "updated_at": now}
+    claimed = Sync.objects.filter(pk=sync_id, status=Sync.Status.PENDING).update(**values)
+    taken_over = not claimed and bool(
+        Sync.objects.filter(pk=sync_id, status=Sync.Status.SYNCING).update(**values)
     )
-    if not claimed:
-        return None
-    return Sync.objects.select_related("connection__family", "provider_account").get(pk=sync_id)
+    if not (claimed or taken_over):
+        return None, False
+    sync = Sync.objects.select_related("connection__family", "provider_account").get(pk=sync_id)
+    return sync, taken_over
 
 
 def _ledger_account_for(pa: ProviderAccount, *, has_holdings: bool = False) -> Account:
@@ -234,8 +238,7 @@ def sync_run(*, sync_id: uuid.UUID, http: ProviderHttp | None = None) -> Sync:
     if connection_id is None:
         return Sync.objects.get(pk=sync_id)  # DoesNotExist, as before
     with sync_runner_lock(connection_id) as held:
-        orphaned = held and Sync.objects.filter(pk=sync_id, status=Sync.Status.SYNCING).exists()
-        sync = _sync_claim(sync_id) if held else None
+        sync, orphaned = _sync_claim(sync_id) if held else (None, False)
         if sync is None:
             return Sync.objects.get(pk=sync_id)
         if orphaned:

@@ -128,7 +128,8 @@ def pending_settle(
         )
     )
     stale_before = today - dt.timedelta(days=settings.SYNC_STALE_PENDING_DAYS)
-    taken = excluded = 0
+    taken: list[tuple[Transaction, Transaction]] = []  # (pending, its posted version)
+    excluded = 0
     for pending in vanished:
         versions = [
             posted
@@ -150,8 +151,7 @@ def pending_settle(
                 was=was,
                 edited=pending.edited_fields or (),
             )
-            batch.supersede(pending, posted)
-            taken += 1
+            taken.append((pending, posted))
         elif not pending.excluded and pending.date < stale_before:
             pending.excluded, pending.excluded_by_sync = True, True
             batch.update(
@@ -160,4 +160,5 @@ def pending_settle(
                 was=(pending.account_id, pending.date),
             )
             excluded += 1
-    return taken, excluded
+    batch.supersede(taken)  # the pending rows go, in a few queries for all of them
+    return len(taken), excluded

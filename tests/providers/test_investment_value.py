@@ -102,3 +102,27 @@ def test_holdings_without_a_price_are_valued_by_their_value(alice, broker):
         "/api/v1/security_prices", {"security_id": str(security.id)}
     ).json()["security_prices"]
     assert (point["price"], point["source"]) == ("250.00", "provider")
+
+
+def test_a_resync_at_unchanged_prices_reads_the_days_price_points_once(alice, broker):
+    """The day's provider price points are read in one query, not one get_or_create per
+    holding: a re-sync at unchanged prices writes none, a changed price is still stored."""
+    from django.db import connection as db
+    from django.test.utils import CaptureQueriesContext
+
+    broker.holdings["b1"] = [aapl(2, "200", "400"), {**aapl(1, "50", "50"), "security": {
+        "name": "Microsoft", "tickerSymbol": "MSFT", "currency": "USD"}}]  # fmt: skip
+    connection = connect(alice)
+    assert run_sync(connection).status == "completed"
+    with CaptureQueriesContext(db) as queries:
+        assert run_sync(connection).status == "completed"
+    points = [q["sql"] for q in queries if '"trades_securityprice"' in q["sql"]]
+    assert len(points) == 1 and points[0].startswith("SELECT"), points
+
+    broker.holdings["b1"][0] = aapl(2, "210", "420")
+    assert run_sync(connection).status == "completed"
+    security = Security.objects.get(ticker="AAPL")
+    body = alice.client.get("/api/v1/security_prices", {"security_id": str(security.id)}).json()
+    assert [p["price"] for p in body["security_prices"] if p["source"] == "provider"] == [
+        "210.00"
+    ], body

@@ -243,6 +243,35 @@ def test_takeovers_of_many_excluded_rows_read_no_row_again(alice, bank, sync):
     assert [rows[f"post-{i}"]["excluded"] for i in range(4)] == [True, True, True, False]
 
 
+def test_takeovers_cost_one_write_per_posted_version_not_queries_per_pair(alice, bank, sync):
+    """The pending rows a sync's posted versions take over go together (tags, transfer legs,
+    the delete): a sync settling 6 of them runs one query per posted version more than one
+    settling 2 (the save of its edits), not a dozen (LedgerBatch.supersede per pair)."""
+
+    def takeovers(first: int, count: int) -> int:
+        holds = [
+            bank.add(f"p-{i}", 5 + i % 9, f"{i}.50", f"AUTH {i}", pending=True)
+            for i in range(first, first + count)
+        ]
+        sync()
+        for i, hold in enumerate(holds, start=first):
+            bank.remove(hold)
+            bank.add(f"post-{i}", 4 + i % 9, f"{i}.50", "POSTED")
+        connection.queries_log.clear()
+        with CaptureQueriesContext(connection) as queries:
+            sync()
+        return len(queries)
+
+    two, six = takeovers(1, 2), takeovers(11, 6)
+    assert two > 10
+    assert six - two <= 4, (two, six)
+    rows = by_external_id(alice)
+    assert not any(key.startswith("p-") for key in rows)
+    assert {key for key in rows if key.startswith("post-")} == {
+        f"post-{i}" for i in (1, 2, 11, 12, 13, 14, 15, 16)
+    }
+
+
 def _rule(alice, name: str, word: str, action: dict) -> str:
     body = {
         "rule": {

@@ -62,12 +62,16 @@ def upstream(lunchflow):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_redelivered_sync_whose_runner_died_is_run_again_to_completion(alice, upstream):
+def test_a_redelivered_sync_whose_runner_died_is_run_again_to_completion(alice, upstream, caplog):
     connection = connect(alice)
+    lost = "its runner was lost"
     orphan = _orphan(connection)
 
     # the broker hands the unacknowledged task out again
     assert provider_sync(str(orphan.pk)) == f"sync {orphan.pk} completed"
+    assert [r.getMessage() for r in caplog.records if lost in r.getMessage()] == [
+        f"sync {orphan.pk}: {lost}; running it again"
+    ]
 
     body = alice.client.get(f"/api/v1/syncs/{orphan.pk}").json()
     assert body["status"] == "completed", body
@@ -77,6 +81,7 @@ def test_a_redelivered_sync_whose_runner_died_is_run_again_to_completion(alice, 
     assert provider_sync(str(orphan.pk)).endswith("completed")
     assert len(upstream.scenario.requests) == requests
     assert Transaction.objects.filter(family=alice.family).count() == 5
+    assert len([r for r in caplog.records if lost in r.getMessage()]) == 1
 
 
 @pytest.mark.django_db(transaction=True)

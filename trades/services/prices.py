@@ -169,16 +169,29 @@ def provider_prices_record(
     """A provider reported these prices (security -> (price, currency)) for the account's
     holdings on `as_of`: the household's `provider` price points of that day."""
     keys: list[Key] = []
+    # the day's provider points, read in one query: a re-sync at unchanged prices writes nothing
+    stored = {
+        (security_id, currency): price
+        for security_id, currency, price in SecurityPrice.objects.filter(
+            family_id=account.family_id,
+            security_id__in=list(prices),
+            date=as_of,
+            source=SecurityPrice.Source.PROVIDER,
+        ).values_list("security_id", "currency", "price")
+    }
     for security_id, (raw, currency) in prices.items():
         if raw <= 0 or raw.copy_abs() > MAX_QUANTITY:
             continue  # not a price the ledger can store: left out, the holding keeps its row
+        price = raw.quantize(PRICE_QUANT)
+        if stored.get((security_id, currency)) == price:
+            continue
         if _point_set(
             family_id=account.family_id,
             security_id=security_id,
             date=as_of,
             currency=currency,
             source=SecurityPrice.Source.PROVIDER,
-            price=raw.quantize(PRICE_QUANT),
+            price=price,
         ):
             keys.append((security_id, as_of))
     prices_changed(batch, family_id=account.family_id, keys=keys)
