@@ -149,12 +149,12 @@ class Restorer(InvestmentsAndConnections):
         self._insert("accounts", Account, names, build)
 
     def labels(self) -> None:
-        parents: list[tuple[uuid.UUID, uuid.UUID]] = []
+        children: dict[uuid.UUID, list[uuid.UUID]] = {}  # parent -> its subcategories
 
         def category(line: dict[str, Any]) -> tuple:
             self.known.add(line["id"])
             if line["parent_id"]:
-                parents.append((self.new(line["id"]), self.new(line["parent_id"])))
+                children.setdefault(self.new(line["parent_id"]), []).append(self.new(line["id"]))
             return (
                 self.new(line["id"]), self.family.pk, line["name"], line["color"], line["icon"],
                 *self._stamps(line),
@@ -164,8 +164,8 @@ class Restorer(InvestmentsAndConnections):
             "categories", Category,
             ("id", "family", "name", "color", "icon", "created_at", "updated_at"), category,
         )  # fmt: skip
-        for child, parent in parents:  # parents once every category exists
-            Category.objects.filter(pk=child).update(parent_id=parent)
+        for parent, kids in children.items():  # parents once every category exists
+            Category.objects.filter(pk__in=kids).update(parent_id=parent)
 
         def merchant(line: dict[str, Any]) -> tuple:
             self.known.add(line["id"])
