@@ -178,6 +178,10 @@ def test_another_households_export_and_restore_are_invisible(
 
 def test_a_read_key_cannot_start_an_export_or_a_restore(alice):
     assert_error(alice.read_client.post("/api/v1/exports"), 403, "insufficient_scope")
+    upload = SimpleUploadedFile("export.zip", b"PK\x05\x06" + b"\0" * 18)
+    r = alice.read_client.post("/api/v1/restores", {"file": upload}, format="multipart")
+    assert_error(r, 403, "insufficient_scope")
+    assert not alice.family.exports.exists() and not alice.family.restores.exists()
 
 
 def test_a_restore_that_fails_midway_keeps_nothing(alice, django_capture_on_commit_callbacks):
