@@ -12,6 +12,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from exports import reader
+from exports.models import Export
 from exports.selectors import KINDS
 from finance.models import Account, ApiKey, Category, Transaction
 from providers.models import ProviderConnection
@@ -41,6 +42,9 @@ def export_bytes(household, capture) -> tuple[dict, bytes]:
     response = household.client.get(export["download_url"])
     assert response.status_code == 200
     assert response["Content-Type"] == "application/zip"
+    stamp = Export.objects.get(pk=started["id"]).created_at.strftime("%Y%m%d-%H%M%S")
+    disposition = f'attachment; filename="household-export-{stamp}.zip"'
+    assert response["Content-Disposition"] == disposition
     assert response.streaming  # a FileResponse, read in blocks, never whole in memory
     data = b"".join(response.streaming_content)
     assert export["size_bytes"] == len(data)
