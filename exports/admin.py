@@ -10,13 +10,13 @@ from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
 from exports.models import Export, Restore
-from exports.services import export_create, export_path
+from exports.services import export_create, export_download, export_path
 from finance.admin_base import HouseholdAdmin, is_staff_operator, user_family
 from finance.models import Family
 
@@ -90,16 +90,10 @@ class ExportAdmin(HouseholdAdmin):
         if not self.has_view_permission(request):
             raise PermissionDenied
         export = self.get_object(request, unquote(object_id))
-        path_ = None if export is None else export_path(export)
-        if path_ is None:
+        response = None if export is None else export_download(export)
+        if response is None:
             raise Http404("No such archive.")
-        stamp = export.created_at.strftime("%Y%m%d-%H%M%S")
-        return FileResponse(
-            path_.open("rb"),
-            as_attachment=True,
-            filename=f"household-export-{stamp}.zip",
-            content_type="application/zip",
-        )
+        return response
 
 
 @admin.register(Restore)

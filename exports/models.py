@@ -18,57 +18,50 @@ class Status(models.TextChoices):
     FAILED = "failed"
 
 
-class Export(models.Model):
+class ArchiveJob(models.Model):
+    """What an export and a restore share: the worker's status, counts, file and times (each
+    declares its own `family`, whose related name is the household's list of them)."""
+
     Status = Status
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    # Records per kind ("transactions": 1200, ...), as the manifest counts them.
+    counts = models.JSONField(default=dict, blank=True)
+    # An export's archive, relative to DATA_DIR/exports: empty until complete (and once
+    # expired). A restore's upload while it waits for the worker, relative to DATA_DIR/restores.
+    file_name = models.CharField(max_length=255, blank=True, default="")
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        name = type(self).__name__
+        return f"{name} {self.created_at:%Y-%m-%d %H:%M} ({self.status})"
+
+
+class Export(ArchiveJob):
     family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="exports")
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
-    # Records per kind ("transactions": 1200, ...), as the manifest counts them.
-    counts = models.JSONField(default=dict, blank=True)
     size_bytes = models.BigIntegerField(null=True, blank=True)
-    # The archive, relative to DATA_DIR/exports; empty until complete (and once expired).
-    file_name = models.CharField(max_length=255, blank=True, default="")
-    error = models.TextField(blank=True, default="")
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    completed_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
 
-    class Meta:
+    class Meta(ArchiveJob.Meta):
         verbose_name = "export"
         # The admin's name for the exports page (its index links to it by this name).
         verbose_name_plural = "Export my data"
-        ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["family", "-created_at"], name="export_family_created")]
 
-    def __str__(self) -> str:
-        return f"Export {self.created_at:%Y-%m-%d %H:%M} ({self.status})"
 
-
-class Restore(models.Model):
-    Status = Status
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+class Restore(ArchiveJob):
     family = models.ForeignKey(Family, on_delete=models.CASCADE, related_name="restores")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
-    # The uploaded archive while it waits for the worker, relative to DATA_DIR/restores.
-    file_name = models.CharField(max_length=255, blank=True, default="")
     size_bytes = models.BigIntegerField(default=0)
-    counts = models.JSONField(default=dict, blank=True)
     # Counts per kind and sums per account read back from the database against the manifest.
     readback = models.JSONField(null=True, blank=True)
-    error = models.TextField(blank=True, default="")
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    completed_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-
-    def __str__(self) -> str:
-        return f"Restore {self.created_at:%Y-%m-%d %H:%M} ({self.status})"

@@ -149,12 +149,12 @@ class Restorer(InvestmentsAndConnections):
         self._insert("accounts", Account, names, build)
 
     def labels(self) -> None:
-        parents: list[tuple[uuid.UUID, uuid.UUID]] = []
+        children: dict[uuid.UUID, list[uuid.UUID]] = {}  # parent -> its subcategories
 
         def category(line: dict[str, Any]) -> tuple:
             self.known.add(line["id"])
             if line["parent_id"]:
-                parents.append((self.new(line["id"]), self.new(line["parent_id"])))
+                children.setdefault(self.new(line["parent_id"]), []).append(self.new(line["id"]))
             return (
                 self.new(line["id"]), self.family.pk, line["name"], line["color"], line["icon"],
                 *self._stamps(line),
@@ -164,8 +164,8 @@ class Restorer(InvestmentsAndConnections):
             "categories", Category,
             ("id", "family", "name", "color", "icon", "created_at", "updated_at"), category,
         )  # fmt: skip
-        for child, parent in parents:  # parents once every category exists
-            Category.objects.filter(pk=child).update(parent_id=parent)
+        for parent, kids in children.items():  # parents once every category exists
+            Category.objects.filter(pk__in=kids).update(parent_id=parent)
 
         def merchant(line: dict[str, Any]) -> tuple:
             self.known.add(line["id"])
@@ -188,26 +188,36 @@ class Restorer(InvestmentsAndConnections):
 
     def securities_(self) -> None:
         """The household's own securities come back as its own; shared reference securities
-        are found by ticker and exchange (created when this installation lacks them)."""
-        for line in self.archive.lines("securities"):
+        are found by ticker and exchange (created when this installation lacks them), all
+        of them in one read and the missing ones in one insert."""
+        lines = list(self.archive.lines("securities"))
+        tickers = {line["ticker"] for line in lines if not line["household"]}
+        shared = {
+            (ticker, mic): pk
+            for ticker, mic, pk in Security.objects.filter(
+                family__isnull=True, ticker__in=tickers
+            ).values_list("ticker", "exchange_mic", "pk")
+        }
+        rows = []
+        for line in lines:
             mic = line["exchange_mic"] or ""
-            if not line["household"]:
-                shared = Security.objects.filter(
-                    family__isnull=True, ticker=line["ticker"], exchange_mic=mic
-                ).first()
-                if shared is not None:
-                    self.securities[line["id"]] = shared.pk
-                    continue
+            found = None if line["household"] else shared.get((line["ticker"], mic))
+            if found is not None:
+                self.securities[line["id"]] = found
+                continue
             created_at, updated_at = self._stamps(line)
             pk = self.new(line["id"])
-            fast_insert(
-                Security,
-                ("id", "family", "ticker", "name", "exchange_mic", "currency", "manual",
-                 "created_at", "updated_at"),
-                [(pk, self.family.pk if line["household"] else None, line["ticker"], line["name"],
-                  mic, line["currency"], line["manual"], created_at, updated_at)],
+            rows.append(
+                (pk, self.family.pk if line["household"] else None, line["ticker"], line["name"],
+                 mic, line["currency"], line["manual"], created_at, updated_at)
             )  # fmt: skip
             self.securities[line["id"]] = pk
+        fast_insert(
+            Security,
+            ("id", "family", "ticker", "name", "exchange_mic", "currency", "manual",
+             "created_at", "updated_at"),
+            rows,
+        )  # fmt: skip
 
     def rules(self) -> None:
         def build(line: dict[str, Any]) -> tuple:

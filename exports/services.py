@@ -15,6 +15,7 @@ from typing import IO, Any
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.http import FileResponse
 from django.utils import timezone
 
 from core.errors import ApplicationError, Conflict
@@ -73,6 +74,20 @@ def export_path(export: Export) -> Path | None:
         return None
     path = Path(settings.EXPORTS_DIR) / export.file_name
     return path if path.is_file() else None
+
+
+def export_download(export: Export) -> FileResponse | None:
+    """The archive of a complete export as an attachment (None: not ready, or expired)."""
+    path = export_path(export)
+    if path is None:
+        return None
+    stamp = export.created_at.strftime("%Y%m%d-%H%M%S")
+    return FileResponse(
+        path.open("rb"),
+        as_attachment=True,
+        filename=f"household-export-{stamp}.zip",
+        content_type="application/zip",
+    )
 
 
 def export_run(*, export_id: str, progress: Progress | None = None) -> str:

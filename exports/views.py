@@ -21,7 +21,7 @@ from exports.serializers import (
     RestoreRequestSerializer,
     RestoreSerializer,
 )
-from exports.services import export_create, export_path, restore_create
+from exports.services import export_create, export_download, restore_create
 from finance.api.errors import ApiError
 from finance.api.viewsets import FamilyViewSet
 
@@ -81,17 +81,10 @@ class ExportViewSet(FamilyViewSet):
     )
     @action(detail=True, methods=["get"], url_path="download", url_name="download")
     def download(self, request: Request, pk: str) -> FileResponse:
-        export = self.get_object()
-        path = export_path(export)
-        if path is None:
+        response = export_download(self.get_object())
+        if response is None:
             raise NotFound("The export's archive is not ready, or has expired.")
-        stamp = export.created_at.strftime("%Y%m%d-%H%M%S")
-        return FileResponse(
-            path.open("rb"),
-            as_attachment=True,
-            filename=f"household-export-{stamp}.zip",
-            content_type="application/zip",
-        )
+        return response
 
 
 class RestoreViewSet(FamilyViewSet):

@@ -12,6 +12,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from exports import reader
+from exports.models import Export
 from exports.selectors import KINDS
 from finance.models import Account, ApiKey, Category, Transaction
 from providers.models import ProviderConnection
@@ -41,6 +42,9 @@ def export_bytes(household, capture) -> tuple[dict, bytes]:
     response = household.client.get(export["download_url"])
     assert response.status_code == 200
     assert response["Content-Type"] == "application/zip"
+    stamp = Export.objects.get(pk=started["id"]).created_at.strftime("%Y%m%d-%H%M%S")
+    disposition = f'attachment; filename="household-export-{stamp}.zip"'
+    assert response["Content-Disposition"] == disposition
     assert response.streaming  # a FileResponse, read in blocks, never whole in memory
     data = b"".join(response.streaming_content)
     assert export["size_bytes"] == len(data)
@@ -178,6 +182,10 @@ def test_another_households_export_and_restore_are_invisible(
 
 def test_a_read_key_cannot_start_an_export_or_a_restore(alice):
     assert_error(alice.read_client.post("/api/v1/exports"), 403, "insufficient_scope")
+    upload = SimpleUploadedFile("export.zip", b"PK\x05\x06" + b"\0" * 18)
+    r = alice.read_client.post("/api/v1/restores", {"file": upload}, format="multipart")
+    assert_error(r, 403, "insufficient_scope")
+    assert not alice.family.exports.exists() and not alice.family.restores.exists()
 
 
 def test_a_restore_that_fails_midway_keeps_nothing(alice, django_capture_on_commit_callbacks):

@@ -130,6 +130,8 @@ def test_the_export_my_data_page(alice, charlie, django_capture_on_commit_callba
     assert download in listing
     r = client.get(download)
     assert r.status_code == 200 and r["Content-Type"] == "application/zip"
+    stamp = export.created_at.strftime("%Y%m%d-%H%M%S")
+    assert r["Content-Disposition"] == f'attachment; filename="household-export-{stamp}.zip"'
     assert b"".join(r.streaming_content)[:2] == b"PK"
     # AND charlie neither sees it nor downloads it
     stranger = _admin_client(charlie)
