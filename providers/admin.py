@@ -190,6 +190,7 @@ def _sync_json(sync: Sync) -> dict[str, Any]:
 class ProviderAccountAdmin(HouseholdAdmin):
     family_path = "connection__family"
     list_display = ("name", "connection", "currency", "account", "skipped")
+    list_select_related = ("connection", "account")
     list_filter = (("connection", HouseholdRelatedFilter), "skipped")
     fields = ("connection", "name", "upstream_id", "currency", "account", "skipped")
     readonly_fields = ("connection", "name", "upstream_id", "currency")

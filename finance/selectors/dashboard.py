@@ -79,7 +79,8 @@ def _recent(app_label: str, model_name: str, family: Family, limit: int = 5) -> 
     if "family" in field_names:
         qs = qs.filter(family=family)
     elif "connection" in field_names:
-        qs = qs.filter(connection__family=family)
+        # The list shows each row's connection: read it with the rows.
+        qs = qs.filter(connection__family=family).select_related("connection")
     else:
         return []
     order = "-created_at" if "created_at" in field_names else "-pk"

@@ -11,7 +11,12 @@ from django.urls import reverse
 from finance.models import User
 from finance.services.households import household_permissions_grant
 from tests.conftest import make_household
-from tests.factories import CategoryFactory
+from tests.factories import AccountFactory, CategoryFactory
+from tests.providers.factories import (
+    ProviderAccountFactory,
+    ProviderConnectionFactory,
+    SyncFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -41,4 +46,32 @@ def test_staff_users_list_reads_households_with_the_rows(alice):
     one = _queries(client, url)
     for name in ("bob", "dana", "erin"):
         make_household(name)
+    assert _queries(client, url) == one
+
+
+def test_dashboard_reads_recent_syncs_connections_with_the_rows(alice):
+    household_permissions_grant(user=alice.user)
+    client = Client()
+    client.force_login(alice.user)
+    connection_ = ProviderConnectionFactory(family=alice.family)
+    SyncFactory(connection=connection_)
+    one = _queries(client, reverse("admin:index"))
+    for _ in range(3):
+        SyncFactory(connection=ProviderConnectionFactory(family=alice.family))
+    assert _queries(client, reverse("admin:index")) == one
+
+
+def test_provider_accounts_list_reads_connections_and_accounts_with_the_rows(alice):
+    household_permissions_grant(user=alice.user)
+    client = Client()
+    client.force_login(alice.user)
+    url = reverse("admin:providers_provideraccount_changelist")
+    linked = lambda: ProviderAccountFactory(  # noqa: E731
+        connection=ProviderConnectionFactory(family=alice.family),
+        account=AccountFactory(family=alice.family),
+    )
+    linked()
+    one = _queries(client, url)
+    for _ in range(3):
+        linked()
     assert _queries(client, url) == one
