@@ -139,7 +139,7 @@ class TransactionAdmin(HouseholdAdmin):
 
     @admin.display(description="rules")
     def rules_applied(self, obj: Transaction) -> str:
-        return rules_applied_html(obj) if obj.pk else "—"
+        return rules_applied_html(obj) if obj.pk else NONE
 
     @admin.action(description="Create rule from this transaction", permissions=["change"])
     def create_rule(self, request: HttpRequest, queryset: QuerySet) -> Any:
