@@ -150,11 +150,11 @@ def _write_in_one_statement(imp: Import, batch: LedgerBatch, on_progress: Any = 
 
 
 def _write_transactions(imp: Import, batch: LedgerBatch, on_progress: Any = None) -> None:
-    categories = _targets(imp, "category")
     tags = _targets(imp, "tag")
     if _in_one_statement(imp, tags, batch):
-        _write_in_one_statement(imp, batch, on_progress)
+        _write_in_one_statement(imp, batch, on_progress)  # joins the category mappings itself
         return
+    categories = _targets(imp, "category")
     source = import_source(imp)
     rows = ImportRow.objects.filter(TO_CREATE, data_import=imp).order_by("id")
     fields = (
