@@ -18,6 +18,7 @@ from core.exact import ExactSum
 from finance.ledger import LedgerBatch
 from finance.models import Account
 from imports.models import Import, ImportMapping, ImportRow, ImportStatement
+from imports.services.mappings import mapping_targets
 
 logger = logging.getLogger("imports")
 MAX_LISTED = 500  # statements listed in a readback (a year of daily MT940 statements fits)
@@ -31,14 +32,7 @@ def _plain(value: Decimal | None) -> str | None:
 
 
 def _targets(imp: Import) -> dict[str, uuid.UUID | None]:
-    if imp.account_id:
-        return {}
-    return {
-        value: target or created
-        for value, target, created in ImportMapping.objects.filter(
-            data_import=imp, kind=ImportMapping.Kind.ACCOUNT
-        ).values_list("value", "target_id", "created_id")
-    }
+    return {} if imp.account_id else mapping_targets(imp, ImportMapping.Kind.ACCOUNT)
 
 
 def _account_of(imp: Import, statement: ImportStatement, targets: dict) -> uuid.UUID | None:
