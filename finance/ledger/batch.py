@@ -322,7 +322,8 @@ class LedgerBatch:
             .values_list("family_id", "account_id", "date", "total")
         )
         pure = {family_id: self._flows.get(family_id, {}) for family_id, *_ in groups}
-        self._touch_rows(queryset)
+        for family_id, account_id, day, _total in groups:  # what _touch_rows would read again
+            self.touch(family_id, account_id, day)
         for family_id, account_id, day, total in groups:
             if pure[family_id] is None:
                 continue
