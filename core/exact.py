@@ -212,33 +212,28 @@ def _compare(lhs: str, lhs_params: list[Any], rhs: str, rhs_params: list[Any], o
     return sql, [*lhs_params, beyond, *lhs_params, low, high, *lhs_params, *rhs_params]
 
 
+_OPERATORS = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+
+
 class _ExactComparison:
-    op: str
+    """gt, gte, lt, lte of an exact decimal: `_compare` on SQLite, Django's own elsewhere."""
 
     def as_sqlite(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
         lhs, lhs_params = self.process_lhs(compiler, connection)
         rhs, rhs_params = self.process_rhs(compiler, connection)
-        return _compare(lhs, list(lhs_params), rhs, list(rhs_params), self.op)
+        op = _OPERATORS[self.lookup_name]
+        return _compare(lhs, list(lhs_params), rhs, list(rhs_params), op)
 
 
-@ExactDecimalField.register_lookup
-class ExactGreaterThan(_ExactComparison, lookups.GreaterThan):
-    op = ">"
-
-
-@ExactDecimalField.register_lookup
-class ExactGreaterThanOrEqual(_ExactComparison, lookups.GreaterThanOrEqual):
-    op = ">="
-
-
-@ExactDecimalField.register_lookup
-class ExactLessThan(_ExactComparison, lookups.LessThan):
-    op = "<"
-
-
-@ExactDecimalField.register_lookup
-class ExactLessThanOrEqual(_ExactComparison, lookups.LessThanOrEqual):
-    op = "<="
+for _lookup in (
+    lookups.GreaterThan,
+    lookups.GreaterThanOrEqual,
+    lookups.LessThan,
+    lookups.LessThanOrEqual,
+):
+    ExactDecimalField.register_lookup(
+        type(f"Exact{_lookup.__name__}", (_ExactComparison, _lookup), {})
+    )
 
 
 @ExactDecimalField.register_lookup

@@ -249,11 +249,7 @@ class LedgerBatch:
         """Add the tag to every row that lacks it; returns how many gained it."""
         through = Transaction.tags.through
         ids = list(queryset.values_list("pk", flat=True))
-        already = set(
-            through.objects.filter(tag=tag, transaction_id__in=ids).values_list(
-                "transaction_id", flat=True
-            )
-        )
+        already = set(_tagged(ids, tag))
         links = [through(transaction_id=pk, tag=tag) for pk in ids if pk not in already]
         through.objects.bulk_create(links, batch_size=1000)
         Transaction.objects.filter(pk__in=[link.transaction_id for link in links]).update(
@@ -290,12 +286,7 @@ class LedgerBatch:
     def untag(self, queryset: QuerySet[Transaction], tag: Tag) -> int:
         """Take the tag off every row that has it; returns how many lost it."""
         through = Transaction.tags.through
-        ids = list(queryset.values_list("pk", flat=True))
-        having = list(
-            through.objects.filter(tag=tag, transaction_id__in=ids).values_list(
-                "transaction_id", flat=True
-            )
-        )
+        having = _tagged(list(queryset.values_list("pk", flat=True)), tag)
         if having:
             through.objects.filter(tag=tag, transaction_id__in=having).delete()
             Transaction.objects.filter(pk__in=having).update(updated_at=timezone.now())
@@ -340,7 +331,8 @@ class LedgerBatch:
             .values_list("family_id", "account_id", "date", "total")
         )
         pure = {family_id: self._flows.get(family_id, {}) for family_id, *_ in groups}
-        self._touch_rows(queryset)
+        for family_id, account_id, day, _total in groups:  # what _touch_rows would read again
+            self.touch(family_id, account_id, day)
         for family_id, account_id, day, total in groups:
             if pure[family_id] is None:
                 continue
@@ -425,3 +417,9 @@ def ledger_batch(*, family: Family | None = None) -> Iterator[LedgerBatch]:
             batch._family(family)
         yield batch
         batch.close()
+
+
+def _tagged(ids: list[uuid.UUID], tag: Tag) -> list[uuid.UUID]:
+    """Which of these transactions carry the tag."""
+    links = Transaction.tags.through.objects.filter(tag=tag, transaction_id__in=ids)
+    return list(links.values_list("transaction_id", flat=True))

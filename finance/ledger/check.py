@@ -94,12 +94,7 @@ def ledger_check(*, family: Family, fix: bool = False) -> CheckReport:
     accounts = list(Account.objects.filter(family=family).order_by("name", "pk"))
     ids = [a.pk for a in accounts]
     before = _series(ids)
-    balances = {
-        pk: (balance, holdings)
-        for pk, balance, holdings in Account.objects.filter(pk__in=ids).values_list(
-            "pk", "balance", "holdings_value"
-        )
-    }
+    balances = {a.pk: (a.balance, a.holdings_value) for a in accounts}
     transfers = Transfer.objects.filter(family=family)
     transfers_before = set(transfers.values_list("pk", flat=True))
     try:
@@ -108,6 +103,10 @@ def ledger_check(*, family: Family, fix: bool = False) -> CheckReport:
                 for account in accounts:
                     batch.touch(family, account.pk, None)
             after = _series(ids)
+            derived = Account.objects.filter(pk__in=ids).values_list(
+                "pk", "balance", "holdings_value"
+            )
+            balances_after = {pk: (balance, holdings) for pk, balance, holdings in derived}
             for account in accounts:
                 days = _series_differences(before[account.pk], after[account.pk])
                 if days:
@@ -115,10 +114,7 @@ def ledger_check(*, family: Family, fix: bool = False) -> CheckReport:
                         f"{account.name}: the balance series differs on {len(days)} day(s),"
                         f" first {days[0].isoformat()}"
                     )
-                now = Account.objects.filter(pk=account.pk).values_list(
-                    "balance", "holdings_value"
-                )[0]
-                was = balances[account.pk]
+                now, was = balances_after[account.pk], balances[account.pk]
                 if now[0] != was[0]:
                     report.problems.append(f"{account.name}: balance {was[0]} should be {now[0]}")
                 if now[1] != was[1]:

@@ -41,8 +41,6 @@ class ImportOptions(TypedDict, total=False):
     """An import's configuration as a household gives it (every value text, as in a form);
     `configuration_merge` checks each one."""
 
-    set_balance: str
-
     date_col_label: str
     amount_col_label: str
     name_col_label: str

@@ -22,10 +22,7 @@ from django.db.models.lookups import GreaterThanOrEqual
 
 from finance.models import Transaction
 from imports.models import Import, ImportRow
-from imports.services.sources import DEFAULT_SOURCE, import_source
-
-IMPORT_SOURCE = DEFAULT_SOURCE
-
+from imports.services.sources import import_source
 
 CANDIDATE = Q(valid=True, skipped=False, account_id__isnull=False)
 

@@ -116,6 +116,16 @@ def import_rows_skip_invalid(*, data_import: Import) -> int:
     return count
 
 
+def mapping_targets(imp: Import, kind: str) -> dict[str, uuid.UUID | None]:
+    """Each mapped value of this kind -> its record (chosen, or created by the publish)."""
+    return {
+        value: target or created
+        for value, target, created in ImportMapping.objects.filter(
+            data_import=imp, kind=kind
+        ).values_list("value", "target_id", "created_id")
+    }
+
+
 def rows_accounts_resolve(*, data_import: Import) -> None:
     """Rows of an account-column import go to their mapping's account (None until resolved)."""
     imp = data_import

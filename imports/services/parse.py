@@ -32,7 +32,7 @@ from imports.services.config import (
     ImportOptions,
     configuration_merge,
 )
-from imports.services.dedup import imported_before
+from imports.services.dedup import import_duplicates_mark, imported_before
 from imports.services.formats import (
     is_statement_import,
     statement_file_check,
@@ -147,8 +147,6 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
     imp.configuration = {**config, "col_sep": reader.separator}
     imp.save(update_fields=["headers", "encoding", "configuration", "updated_at"])
     mappings_sync(imp, totals)
-    from imports.services.dedup import import_duplicates_mark
-
     import_duplicates_mark(data_import=imp, written_marked=known is not None)
     import_stats_refresh(data_import=imp)
     if on_progress:

@@ -21,7 +21,7 @@ from finance.ledger import LedgerBatch, ledger_batch
 from finance.models import Account, Category, Tag, Transaction
 from imports.models import Import, ImportMapping, ImportRow
 from imports.services.dedup import import_duplicates_mark
-from imports.services.mappings import rows_accounts_resolve
+from imports.services.mappings import mapping_targets, rows_accounts_resolve
 from imports.services.progress import progress_clear, progress_write
 from imports.services.sources import import_source
 from imports.services.statements import statement_balances_apply
@@ -103,15 +103,6 @@ def _materialize_mappings(imp: Import) -> None:
         ImportMapping.objects.filter(pk=mapping.pk).update(created_id=record.pk)
 
 
-def _targets(imp: Import, kind: str) -> dict[str, uuid.UUID | None]:
-    return {
-        value: target or created
-        for value, target, created in ImportMapping.objects.filter(
-            data_import=imp, kind=kind
-        ).values_list("value", "target_id", "created_id")
-    }
-
-
 def _in_one_statement(imp: Import, tags: dict[str, uuid.UUID | None], batch: LedgerBatch) -> bool:
     """Whether the rows can go from the import's table to the ledger in one INSERT ... SELECT:
     on PostgreSQL, for a household without rules (they run in Python) and rows without tags
@@ -150,11 +141,11 @@ def _write_in_one_statement(imp: Import, batch: LedgerBatch, on_progress: Any = 
 
 
 def _write_transactions(imp: Import, batch: LedgerBatch, on_progress: Any = None) -> None:
-    categories = _targets(imp, "category")
-    tags = _targets(imp, "tag")
+    tags = mapping_targets(imp, "tag")
     if _in_one_statement(imp, tags, batch):
-        _write_in_one_statement(imp, batch, on_progress)
+        _write_in_one_statement(imp, batch, on_progress)  # joins the category mappings itself
         return
+    categories = mapping_targets(imp, "category")
     source = import_source(imp)
     rows = ImportRow.objects.filter(TO_CREATE, data_import=imp).order_by("id")
     fields = (

@@ -18,6 +18,7 @@ from core.exact import ExactSum
 from finance.ledger import LedgerBatch
 from finance.models import Account
 from imports.models import Import, ImportMapping, ImportRow, ImportStatement
+from imports.services.mappings import mapping_targets
 
 logger = logging.getLogger("imports")
 MAX_LISTED = 500  # statements listed in a readback (a year of daily MT940 statements fits)
@@ -31,14 +32,7 @@ def _plain(value: Decimal | None) -> str | None:
 
 
 def _targets(imp: Import) -> dict[str, uuid.UUID | None]:
-    if imp.account_id:
-        return {}
-    return {
-        value: target or created
-        for value, target, created in ImportMapping.objects.filter(
-            data_import=imp, kind=ImportMapping.Kind.ACCOUNT
-        ).values_list("value", "target_id", "created_id")
-    }
+    return {} if imp.account_id else mapping_targets(imp, ImportMapping.Kind.ACCOUNT)
 
 
 def _account_of(imp: Import, statement: ImportStatement, targets: dict) -> uuid.UUID | None:
@@ -101,10 +95,12 @@ def statement_checks(*, data_import: Import) -> tuple[list[dict[str, Any]], dict
     return checks, mismatches
 
 
-def _linked_to_provider(account: Account) -> bool:
+def _linked_to_provider(account_ids: list[uuid.UUID]) -> set[uuid.UUID]:
+    """Which of these accounts a provider account is linked to."""
     from providers.models import ProviderAccount
 
-    return ProviderAccount.objects.filter(account=account).exists()
+    links = ProviderAccount.objects.filter(account_id__in=account_ids)
+    return set(links.values_list("account_id", flat=True))
 
 
 def statement_balances_apply(*, data_import: Import, batch: LedgerBatch) -> list[dict[str, Any]]:
@@ -135,11 +131,12 @@ def _balances_apply(data_import: Import, batch: LedgerBatch) -> list[dict[str, A
         if account_id is not None:
             latest[account_id] = statement
     changes: list[dict[str, Any]] = []
+    linked = _linked_to_provider(list(latest)) if mode == "auto" else set()
     for account in Account.objects.filter(pk__in=list(latest), family=imp.family):
         statement = latest[account.pk]
         if statement.currency and statement.currency != account.currency:
             continue
-        if mode == "auto" and _linked_to_provider(account):
+        if account.pk in linked:
             continue
         known = account.reported_balance_at
         if known is not None and timezone.localdate(known) > statement.closing_date:

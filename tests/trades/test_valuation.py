@@ -104,6 +104,19 @@ def test_the_readme_example_leaves_the_brokerage_worth_its_holdings(alice):
     ]
 
 
+def test_ledger_check_reports_then_repairs_a_wrong_holdings_value(alice):
+    account, _vti = readme_example(alice)
+    Account.objects.filter(pk=account.pk).update(holdings_value=Decimal("7"))
+    problems = ledger_check(family=alice.family).problems
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("Brokerage: holdings value 7")
+    assert Decimal(problems[0].split()[-1]) == Decimal("1560")
+    assert Account.objects.get(pk=account.pk).holdings_value == Decimal("7")  # a check only
+    ledger_check(family=alice.family, fix=True)
+    assert Account.objects.get(pk=account.pk).holdings_value == Decimal("1560")
+    assert ledger_check(family=alice.family).problems == []
+
+
 def test_a_posted_price_moves_the_value_from_its_date_on(alice):
     account, vti = readme_example(alice)
     r = price(alice, vti, "2024-05-10", "270")

@@ -97,13 +97,18 @@ def _adapt(adapter: Callable[[Any], Any] | None, value: Any) -> Any:
     return value if adapter is None or value is None else adapter(value)
 
 
+def _by_copy(rows: Sequence[Any]) -> bool:
+    """Whether these rows go by COPY: on PostgreSQL, more than SMALL of them."""
+    return connection.vendor == "postgresql" and len(rows) > SMALL
+
+
 def fast_insert(
     model: type[models.Model], names: Sequence[str], rows: Iterable[Sequence[Any]]
 ) -> int:
     """INSERT `rows` (tuples in the order of `names`, field names) into `model`'s table."""
     rows = rows if isinstance(rows, Sequence) else list(rows)
-    copy = connection.vendor == "postgresql" and len(rows) > SMALL
-    columns, params = _prepare(model, names, rows, copy)
+    by_copy = _by_copy(rows)
+    columns, params = _prepare(model, names, rows, by_copy)
     if not params:
         return 0
     qn = connection.ops.quote_name
@@ -111,7 +116,7 @@ def fast_insert(
     # Table and column names come from the model's meta, never from input.
     names_sql = ", ".join(qn(c) for c in columns)
     with connection.cursor() as cursor:
-        if copy:
+        if by_copy:
             # COPY: the database's own bulk path, faster than an executemany pipeline.
             with cursor.cursor.copy(f"COPY {table} ({names_sql}) FROM STDIN") as copy:
                 for values in params:
@@ -160,9 +165,8 @@ def fast_insert_new(
     meta = model._meta
     if names[0] != meta.pk.name:
         raise ValueError("the primary key must come first")
-    columns, params = _prepare(
-        model, names, rows, connection.vendor == "postgresql" and len(rows) > SMALL
-    )
+    by_copy = _by_copy(rows)
+    columns, params = _prepare(model, names, rows, by_copy)
     if not params:
         return set()
     qn = connection.ops.quote_name
@@ -170,7 +174,7 @@ def fast_insert_new(
     names_sql = ", ".join(qn(c) for c in columns)
     keys = {values[0]: row[0] for values, row in zip(params, rows, strict=True)}
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql" and len(params) <= SMALL:
+        if connection.vendor == "postgresql" and not by_copy:
             # A few rows (a single create): one plain statement, no staging table.
             row_sql = "(" + ", ".join(["%s"] * len(columns)) + ")"
             cursor.execute(
@@ -180,7 +184,7 @@ def fast_insert_new(
                 [value for values in params for value in values],
             )
             return {keys[row[0]] for row in cursor.fetchall()}
-        if connection.vendor == "postgresql":
+        if by_copy:
             staging = qn(f"_new_{meta.db_table}")
             cursor.execute(
                 f"CREATE TEMPORARY TABLE IF NOT EXISTS {staging} "

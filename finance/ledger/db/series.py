@@ -30,9 +30,9 @@ def _reopen(account: Account, rows, opening: dt.date, flows: Mapping[dt.date, De
     """The rows a derivation would leave: none on a day whose flows all went, and the opening
     row (at 0) the day before the first flow, wherever that now is."""
     txns = Transaction.objects.filter(account=account, excluded=False)
-    for day in flows:
-        if not txns.filter(date=day).exists():
-            rows.filter(date=day).delete()
+    kept = set(txns.filter(date__in=list(flows)).values_list("date", flat=True))
+    if gone := [day for day in flows if day not in kept]:
+        rows.filter(date__in=gone).delete()
     first = txns.order_by("date").values_list("date", flat=True).first()
     if first is None:
         rows.delete()
@@ -61,9 +61,10 @@ def series_shift(account: Account, flows: Mapping[dt.date, Decimal]) -> Decimal 
         f"exact_add(balance, %s, {places})" if connection.vendor == "sqlite" else ("balance + %s")
     )
     sign = direction(account)
+    stored = set(rows.filter(date__in=list(flows)).values_list("date", flat=True))
     with connection.cursor() as cursor:
         for day, flow in sorted(flows.items()):
-            if not rows.filter(date=day).exists():
+            if day not in stored:
                 carried = (
                     rows.filter(date__lt=day).order_by("-date").values_list("balance", flat=True)
                 ).first()
