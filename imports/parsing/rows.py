@@ -36,6 +36,7 @@ class RowRules:
     inflows_positive: bool
     default_currency: str
     is_currency: object  # Callable[[str], bool]; kept plain so this module stays pure
+    today: dt.date | None = None  # the day dates are checked on (None: each row's today)
 
 
 @dataclass
@@ -86,7 +87,7 @@ def parse_row(
         err(columns.date, raw_date, "is empty: a date is required")
     else:
         try:
-            out.date = parse_date(raw_date, rules.date_format)
+            out.date = parse_date(raw_date, rules.date_format, rules.today)
         except DateError as exc:
             err(columns.date, raw_date, str(exc))
     raw_amount = _cell(cells, columns.amount)
