@@ -19,6 +19,7 @@ own, and its migrations emit no SQL."""
 from __future__ import annotations
 
 import decimal
+import uuid
 from decimal import Decimal
 from typing import Any
 
@@ -139,12 +140,19 @@ def exact_add(value: Any, delta: Any, places: int) -> str | None:
 
 
 def register_sqlite_functions(connection: Any) -> None:
-    """Give a new SQLite connection the exact functions (connection_created)."""
+    """Give a new SQLite connection the exact functions (connection_created), and
+    PostgreSQL's `gen_random_uuid()` (as the hex a UUIDField stores on SQLite), so that a
+    statement that makes its rows' keys is the same text on both."""
     raw = connection.connection
+    raw.create_function("gen_random_uuid", 0, _uuid_hex)
     raw.create_window_function("exact_sum", 1, _ExactSum)
     raw.create_function("exact_cmp", 2, exact_cmp, deterministic=True)
     raw.create_function("exact_key", 1, exact_key, deterministic=True)
     raw.create_function("exact_add", 3, exact_add, deterministic=True)
+
+
+def _uuid_hex() -> str:
+    return uuid.uuid4().hex
 
 
 def _on_connection_created(sender: Any, connection: Any, **kwargs: Any) -> None:

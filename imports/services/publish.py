@@ -105,13 +105,8 @@ def _materialize_mappings(imp: Import) -> None:
 
 def _in_one_statement(imp: Import, tags: dict[str, uuid.UUID | None], batch: LedgerBatch) -> bool:
     """Whether the rows can go from the import's table to the ledger in one INSERT ... SELECT:
-    on PostgreSQL, for a household without rules (they run in Python) and rows without tags
-    to link."""
-    return (
-        connection.vendor == "postgresql"
-        and not any(tags.values())
-        and not batch.has_rules(imp.family_id)
-    )
+    for a household without rules (they run in Python) and rows without tags to link."""
+    return not any(tags.values()) and not batch.has_rules(imp.family_id)
 
 
 def _write_in_one_statement(imp: Import, batch: LedgerBatch, on_progress: Any = None) -> None:
@@ -122,16 +117,19 @@ def _write_in_one_statement(imp: Import, batch: LedgerBatch, on_progress: Any = 
         return
     qn = connection.ops.quote_name
     rows, mappings = qn(ImportRow._meta.db_table), qn(ImportMapping._meta.db_table)
+    pg = connection.vendor == "postgresql"
+    # (SQLite: gen_random_uuid is ours, core/exact.py; ids are stored as hex text there.)
+    uuid_param, uuid_value = ("%s::uuid", lambda u: u) if pg else ("%s", lambda u: u.hex)
     select = (
-        "SELECT gen_random_uuid(), %s::uuid, r.account_id, r.date, r.amount, "  # noqa: S608
+        f"SELECT gen_random_uuid(), {uuid_param}, r.account_id, r.date, r.amount, "  # noqa: S608
         "r.currency, r.name, NULLIF(r.notes, ''), r.fingerprint, %s, "
-        "COALESCE(m.target_id, m.created_id), %s::uuid "
+        f"COALESCE(m.target_id, m.created_id), {uuid_param} "
         f"FROM {rows} AS r LEFT JOIN {mappings} AS m ON m.data_import_id = r.data_import_id "
         "AND m.kind = 'category' AND r.category <> '' AND m.value = r.category "
         "WHERE r.data_import_id = %s AND r.valid AND NOT r.skipped AND NOT r.duplicate "
         "ORDER BY r.id"
     )
-    params = [imp.family_id, import_source(imp), imp.pk, imp.pk]
+    params = [uuid_value(imp.family_id), import_source(imp), uuid_value(imp.pk), uuid_value(imp.pk)]
     done = batch.write_select(
         TXN_FIELDS, select, params, written=Transaction.objects.filter(import_id=imp.pk)
     )

@@ -160,15 +160,16 @@ def insert_select(
     columns = [f.column for f in given] + [f.column for f, _ in fixed]
     tail = [_adapt(_adapter(f), v) for f, v in fixed]
     width = len(given)
-    staged = ", ".join(f"staged.c{i}" for i in range(width))
+    staged = ", ".join(f"c{i}" for i in range(width))
     defaults = ", ".join(["%s"] * len(tail))
+    # The SELECT's columns named by a CTE (SQLite takes no column list on a subquery alias).
     sql = (
-        f"INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(c) for c in columns)}) "  # noqa: S608
-        f"SELECT {staged}{', ' if tail else ''}{defaults} "
-        f"FROM ({select_sql}) AS staged ({', '.join(f'c{i}' for i in range(width))})"
+        f"WITH staged ({staged}) AS ({select_sql}) "  # noqa: S608
+        f"INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(c) for c in columns)}) "
+        f"SELECT {staged}{', ' if tail else ''}{defaults} FROM staged"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*tail, *params])  # the defaults come first in the text
+        cursor.execute(sql, [*params, *tail])  # the SELECT's parameters come first in the text
         return cursor.rowcount
 
 
