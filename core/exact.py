@@ -19,7 +19,6 @@ own, and its migrations emit no SQL."""
 from __future__ import annotations
 
 import decimal
-import uuid
 from decimal import Decimal
 from typing import Any
 
@@ -27,6 +26,8 @@ from django.db import NotSupportedError, models
 from django.db.backends.signals import connection_created
 from django.db.models import lookups
 from django.db.models.expressions import Func
+
+from core.keys import uuid7
 
 # Wide enough for a sum of any number of NUMERIC(38, x) values without rounding.
 WIDE = decimal.Context(prec=120, traps=[decimal.InvalidOperation, decimal.Overflow])
@@ -140,19 +141,18 @@ def exact_add(value: Any, delta: Any, places: int) -> str | None:
 
 
 def register_sqlite_functions(connection: Any) -> None:
-    """Give a new SQLite connection the exact functions (connection_created), and
-    PostgreSQL's `gen_random_uuid()` (as the hex a UUIDField stores on SQLite), so that a
-    statement that makes its rows' keys is the same text on both."""
+    """Give a new SQLite connection the exact functions (connection_created), and `uuid7()`
+    (core/keys.py, as the hex a UUIDField stores on SQLite) for statements that make keys."""
     raw = connection.connection
-    raw.create_function("gen_random_uuid", 0, _uuid_hex)
+    raw.create_function("uuid7", 0, _uuid7_hex)
     raw.create_window_function("exact_sum", 1, _ExactSum)
     raw.create_function("exact_cmp", 2, exact_cmp, deterministic=True)
     raw.create_function("exact_key", 1, exact_key, deterministic=True)
     raw.create_function("exact_add", 3, exact_add, deterministic=True)
 
 
-def _uuid_hex() -> str:
-    return uuid.uuid4().hex
+def _uuid7_hex() -> str:
+    return uuid7().hex
 
 
 def _on_connection_created(sender: Any, connection: Any, **kwargs: Any) -> None:
