@@ -127,7 +127,8 @@ def run_actual(csv_path: Path, tmp: Path) -> dict[str, Any]:
         )  # fmt: skip
     if done.returncode:
         print(log.read_text()[-4000:])
-        raise RuntimeError(f"actual_import.mjs exited {done.returncode}")
+        partial = f": {out.read_text()}" if out.exists() else ""
+        raise RuntimeError(f"actual_import.mjs exited {done.returncode}{partial}")
     result = json.loads(out.read_text())
     result["npm_install_s"] = round(installed, 1)
     return result
