@@ -45,8 +45,10 @@ test-postgres: install
 		echo "== PostgreSQL =="; DATABASE_URL=$(PG_URL) $(PY) -m pytest -q $(PYTEST_ARGS); \
 	else echo "PostgreSQL is not reachable on 127.0.0.1:5432: skipping the PostgreSQL run"; fi
 
+# PEER=actual: our CSV import and re-import beside Actual Budget's on the same file instead
+# (bench/peer.py; installs @actual-app/api from the npm registry into a temp folder; not in CI).
 bench: install
-	$(PY) bench/run.py $(if $(FULL),--full,)
+	$(if $(PEER),$(PY) bench/peer.py --peer $(PEER),$(PY) bench/run.py $(if $(FULL),--full,))
 
 # The production shape (gunicorn, two Celery workers, beat, PostgreSQL, Redis) as local
 # processes, workers SIGKILLed mid-publish and mid-sync (scripts/e2e/run.py). Skips, exit 0,
