@@ -82,14 +82,21 @@ def _prepare(
     fixed = _fixed(model, given)
     columns = [f.column for f in given] + [f.column for f, _ in fixed]
     tail = tuple(_adapt(_adapter(f, copy), v) for f, v in fixed)
-    adapters = [_adapter(f, copy) for f in given]
-    if not any(adapters):  # PostgreSQL without JSON: the rows go as they are
+    adapted = [(i, a) for i, f in enumerate(given) if (a := _adapter(f, copy)) is not None]
+    if not adapted:  # PostgreSQL without JSON: the rows go as they are
         return columns, [(*row, *tail) for row in rows]
-    params = [
-        tuple(v if a is None or v is None else a(v) for a, v in zip(adapters, row, strict=True))
-        + tail
-        for row in rows
-    ]
+    # Only the columns that need it are adapted (on PostgreSQL, the JSON ones, mostly null).
+    params = []
+    width = len(given)
+    for row in rows:
+        if len(row) != width:
+            raise ValueError(f"a row of {len(row)} values for {width} columns")
+        values = list(row)
+        for i, adapt in adapted:
+            value = values[i]
+            if value is not None:
+                values[i] = adapt(value)
+        params.append((*values, *tail))
     return columns, params
 
 
