@@ -20,9 +20,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import NamedTuple
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max, Min, Q, QuerySet
-from django.db.models.expressions import RawSQL
 
 from finance.ledger.pairs import (
     MAX_DAYS_APART,
@@ -100,9 +99,7 @@ def _candidates(
     qs = unpaired(Transaction.objects.filter(family=family, date__gte=low, date__lte=high))
     if new is None:
         qs = qs.exclude(touched_q)  # new legs are few: finding them again costs less than this
-    if new is not None and connection.vendor == "postgresql":
-        qs = unpaired(Transaction.objects.filter(pk__in=_with_amounts(family, wanted, low, high)))
-    elif new is not None or len(wanted) <= _CHUNK:
+    if new is not None or len(wanted) <= _CHUNK:
         # Few amounts: ask for them; many (an import): reading the whole window is cheaper.
         qs = qs.filter(amount__in=wanted)
     for leg in _legs(qs):
@@ -146,22 +143,6 @@ def _candidates(
         )
     )
     return ordered
-
-
-def _with_amounts(family: Family, amounts: list[Decimal], low: dt.date, high: dt.date) -> RawSQL:
-    """The ids of the household's rows dated in [low, high] with one of these amounts, one
-    probe of the (family, amount) index per amount (`txn_family_amount`): the plain `amount IN
-    (...)` was planned as a read of every row of the household in the date range, a cost that
-    grew with the household (a bulk create's 1,000 amounts against a year of rows). OFFSET 0
-    keeps the planner from turning the probes back into that join."""
-    table = connection.ops.quote_name(Transaction._meta.db_table)
-    # The table name comes from the model's meta; every value is a parameter.
-    return RawSQL(  # noqa: S611
-        "SELECT probe.id FROM unnest(%s::numeric[]) AS wanted (amount) "  # noqa: S608
-        f"CROSS JOIN LATERAL (SELECT t.id FROM {table} t WHERE t.family_id = %s "
-        "AND t.amount = wanted.amount AND t.date BETWEEN %s AND %s OFFSET 0) probe",
-        [amounts, family.pk, low, high],
-    )
 
 
 def _legs_now(ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, tuple]:
