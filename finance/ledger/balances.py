@@ -39,6 +39,7 @@ from decimal import Decimal
 
 from django.apps import apps
 from django.db import transaction
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from core.exact import ExactSum
@@ -143,6 +144,68 @@ def _refresh_manual(account: Account, since: dt.date | None) -> Decimal:
     return values[max(values)] if values else previous.balance
 
 
+def _refresh_manual_many(changes: list[tuple[Account, dt.date | None]]) -> dict[uuid.UUID, Decimal]:
+    """`_refresh_manual` for many accounts at once: a few statements for all of them (the
+    rows each continues from, the flows per account and day, one delete, one insert), not a
+    few per account. Returns each account's balance."""
+    if len(changes) == 1:
+        account, since = changes[0]
+        return {account.pk: _refresh_manual(account, since)}
+    dated = {account.pk: since for account, since in changes if since is not None}
+    previous: dict[uuid.UUID, Decimal] = {}
+    if dated:
+        before = Q()
+        for pk, since in dated.items():
+            before |= Q(account_id=pk, date__lt=since)
+        stored = AccountBalance.objects.filter(before).order_by()
+        # The row a change continues from is the latest before it, unless only the opening
+        # row precedes (the series may start elsewhere now): then the series is derived whole.
+        lasts = {
+            pk: last
+            for pk, last, count in stored.values("account_id")
+            .annotate(last=Max("date"), n=Count("id"))
+            .values_list("account_id", "last", "n")
+            if count >= 2
+        }
+        if lasts:
+            at = Q()
+            for pk, last in lasts.items():
+                at |= Q(account_id=pk, date=last)
+            previous.update(AccountBalance.objects.filter(at).values_list("account_id", "balance"))
+    # From the change on for an account that continues from a row; whole for the others.
+    starts = {
+        account.pk: dated[account.pk] if account.pk in previous else None for account, _ in changes
+    }
+    span = Q()
+    for pk, start in starts.items():
+        span |= Q(account_id=pk, date__gte=start) if start is not None else Q(account_id=pk)
+    flows: dict[uuid.UUID, dict[dt.date, Decimal]] = {pk: {} for pk in starts}
+    for pk, day, total in (
+        Transaction.objects.filter(span, excluded=False)
+        .order_by()
+        .values("account_id", "date")
+        .annotate(total=ExactSum("amount"))
+        .values_list("account_id", "date", "total")
+    ):
+        flows[pk][day] = total
+    balances: dict[uuid.UUID, Decimal] = {}
+    rows: list[tuple[uuid.UUID, dt.date, Decimal, str]] = []
+    for account, _since in changes:
+        pk = account.pk
+        if pk in previous:
+            values = _running(account, previous[pk], flows[pk])
+            balances[pk] = values[max(values)] if values else previous[pk]
+        else:
+            values = _running(account, ZERO, flows[pk])
+            if flows[pk]:
+                values[min(flows[pk]) - _ONE_DAY] = ZERO
+            balances[pk] = values[max(values)] if values else ZERO
+        rows.extend((pk, day, value, account.currency) for day, value in sorted(values.items()))
+    AccountBalance.objects.filter(span).delete()
+    fast_insert(AccountBalance, ("account", "date", "balance", "currency"), rows)
+    return balances
+
+
 def _refresh_trading(account: Account, since: dt.date | None) -> tuple[Decimal, Decimal]:
     """A manual investment or crypto account: rows of cash plus holdings. Returns (balance,
     holdings value)."""
@@ -216,6 +279,7 @@ def account_balances_refresh(
             .filter(pk__in=list(account_dates))
             .order_by("pk")
         )
+        derived: list[tuple[Account, dt.date | None]] = []  # manual: derived together below
         for account in accounts:
             since = account_dates[account.pk]
             if added and added.get(account.pk) and since is not None:
@@ -244,8 +308,12 @@ def account_balances_refresh(
                 if flows and len(flows) <= SHIFT_MAX_DAYS:
                     balance = series_shift(account, flows)
                 if balance is None:
-                    balance = _refresh_manual(account, since)
+                    derived.append((account, since))
+                    continue
             Account.objects.filter(pk=account.pk).update(balance=balance, holdings_value=holdings)
+        if derived:
+            for pk, balance in _refresh_manual_many(derived).items():
+                Account.objects.filter(pk=pk).update(balance=balance, holdings_value=None)
 
 
 def account_balance_series(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -132,6 +133,24 @@ def transaction_refs_resolve(*, family: Family, data: TransactionFields) -> Reso
 _RELATED = ("family", "account", "category", "merchant")
 
 
+@functools.cache
+def _build_plan() -> tuple[dict[str, int], list[Any], list[tuple[int, Any]], list[Any]]:
+    """Where each column sits in a row's positional values, the columns' default values,
+    those made per row (a fresh key), and the relations cached on a built row."""
+    fields = Transaction._meta.concrete_fields
+    at = {f.attname: i for i, f in enumerate(fields)}
+    defaults: list[Any] = []
+    per_row: list[tuple[int, Any]] = []
+    for i, field in enumerate(fields):
+        if field.has_default() and callable(field.default):
+            per_row.append((i, field.default))
+            defaults.append(None)
+        else:
+            defaults.append(field.get_default())
+    relations = [Transaction._meta.get_field(name) for name in _RELATED]
+    return at, defaults, per_row, relations
+
+
 def transaction_build(
     *, family: Family, data: TransactionFields, refs: ResolvedRefs
 ) -> Transaction:
@@ -139,30 +158,30 @@ def transaction_build(
 
     Built from positional values, as the ORM builds rows it reads (keyword construction is a
     visible share of a bulk request), its related records cached as `select_related` would."""
+    at, defaults, per_row, relations = _build_plan()
     external_id = data.get("external_id") or None
-    related = dict(zip(_RELATED, (family, refs.account, refs.category, refs.merchant), strict=True))
-    given = {
-        "family_id": family.pk,
-        "account_id": refs.account.pk if refs.account is not None else None,
-        "date": data["date"],
-        "amount": signed_amount(data["amount"], data.get("nature")),
-        "currency": data.get("currency") or family.currency,
-        "name": data["name"],
-        "notes": data.get("notes"),
-        "external_id": external_id,
-        "source": (data.get("source") or DEFAULT_SOURCE) if external_id else None,
-        "category_id": refs.category.pk if refs.category is not None else None,
-        "merchant_id": refs.merchant.pk if refs.merchant is not None else None,
-        "excluded": data.get("excluded", False),
-        "pending": data.get("pending", False),
-        "kind": data.get("kind") or Transaction.Kind.STANDARD,
-    }
-    meta = Transaction._meta
-    txn = Transaction(
-        *(given[f.attname] if f.attname in given else f.get_default() for f in meta.concrete_fields)
-    )
-    for name, record in related.items():
-        meta.get_field(name).set_cached_value(txn, record)
+    values = defaults.copy()
+    for i, make in per_row:
+        values[i] = make()
+    values[at["family_id"]] = family.pk
+    values[at["account_id"]] = refs.account.pk if refs.account is not None else None
+    values[at["date"]] = data["date"]
+    values[at["amount"]] = signed_amount(data["amount"], data.get("nature"))
+    values[at["currency"]] = data.get("currency") or family.currency
+    values[at["name"]] = data["name"]
+    values[at["notes"]] = data.get("notes")
+    values[at["external_id"]] = external_id
+    values[at["source"]] = (data.get("source") or DEFAULT_SOURCE) if external_id else None
+    values[at["category_id"]] = refs.category.pk if refs.category is not None else None
+    values[at["merchant_id"]] = refs.merchant.pk if refs.merchant is not None else None
+    values[at["excluded"]] = data.get("excluded", False)
+    values[at["pending"]] = data.get("pending", False)
+    values[at["kind"]] = data.get("kind") or Transaction.Kind.STANDARD
+    txn = Transaction(*values)
+    for relation, record in zip(
+        relations, (family, refs.account, refs.category, refs.merchant), strict=True
+    ):
+        relation.set_cached_value(txn, record)
     return txn
 
 

@@ -256,3 +256,37 @@ def test_trading_accounts_count_trade_cash_flows(alice):
     # cash 500 - 200 = 300, plus 1 VTI at 200
     assert (broker.balance, broker.holdings_value) == (Decimal("500"), Decimal("200"))
     assert (bank.balance, bank.holdings_value) == (Decimal("500"), None)
+
+
+@pytest.mark.django_db
+def test_a_bulk_over_many_accounts_derives_each_series_as_one_account_alone_would(alice):
+    """GIVEN manual accounts with a stored series (one continues from a row before the new
+    days, one has only its opening row before them) and one without any, WHEN a bulk create
+    adds rows on more days than move in place to all of them at once, THEN each account's
+    series and balance equal its own derivation from scratch."""
+    old = alice.account()
+    opening_only = alice.account(account_type=Account.Type.CREDIT_CARD)
+    fresh = alice.account()
+    post(alice, old, "2024-01-01", "100.5")
+    post(alice, old, "2024-01-03", "-3")
+    post(alice, opening_only, "2024-02-01", "40")
+    items = [
+        {"account_id": str(account.id), "date": f"2024-{month:02d}-{day:02d}", "name": "b",
+         "amount": f"{sign * (month * 31 + day)}.25"}
+        for account, sign in ((old, 1), (opening_only, -1), (fresh, 1))
+        for month in (2, 3)
+        for day in range(1, 12)
+    ]  # fmt: skip
+    r = alice.client.post("/api/v1/transactions/bulk", {"transactions": items}, format="json")
+    assert r.json()["summary"]["created"] == len(items)
+    for account in (old, opening_only, fresh):
+        derived = list(
+            AccountBalance.objects.filter(account=account).values_list("date", "balance")
+        )
+        balance = Account.objects.get(pk=account.pk).balance
+        account_balances_refresh(account_dates={account.pk: None})
+        rebuilt = list(
+            AccountBalance.objects.filter(account=account).values_list("date", "balance")
+        )
+        assert derived == rebuilt
+        assert balance == Account.objects.get(pk=account.pk).balance == rebuilt[-1][1]

@@ -294,3 +294,38 @@ def test_racing_bulk_requests_store_each_key_once(postgres_only, live_server):
     assert sum(s["created"] for s in summaries) == 50
     assert sum(s["existing"] for s in summaries) == 50 * 7
     assert Transaction.objects.filter(account=account).count() == 50
+
+
+@pytest.mark.django_db
+def test_keys_stored_after_the_check_are_answered_existing(alice):
+    """GIVEN rows whose keys the write's first look did not see (a racing writer stored them
+    between that look and the insert), WHEN a bulk request holds them among new rows, THEN the
+    unique constraint decides: the new rows are created, the others answered with the rows
+    stored, and nothing is written twice (PostgreSQL: the straight COPY gives way to the staged
+    `ON CONFLICT` insert)."""
+    from finance.ledger import rows as ledger_rows
+
+    account = alice.account()
+    stored = post(alice, [item(account, external_id=f"k-{i}") for i in range(40)]).json()
+    ids = {r["transaction"]["external_id"]: r["transaction"]["id"] for r in stored["results"]}
+    real = ledger_rows.stored_by_key
+    _first = [True]
+
+    def look(keys):
+        if _first[0]:
+            _first[0] = False
+            return {}
+        return real(keys)
+
+    items = [item(account, external_id=f"k-{i}") for i in range(50)]
+    with mock.patch.object(ledger_rows, "stored_by_key", look):
+        r = post(alice, items)
+    assert r.status_code == 200, r.content
+    body = r.json()
+    assert body["summary"] == {"created": 10, "existing": 40, "failed": 0}
+    for result in body["results"][:40]:
+        assert result["status"] == 200
+        assert result["transaction"]["id"] == ids[result["transaction"]["external_id"]]
+    assert Transaction.objects.filter(account=account).count() == 50
+    account.refresh_from_db()
+    assert account.balance == -50 * 25

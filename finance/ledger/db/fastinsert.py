@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 import orjson
-from django.db import connection, models
+from django.db import connection, models, transaction
 from django.utils import timezone
 
 from core.exact import ExactDecimalField
@@ -173,6 +173,19 @@ def insert_select(
         return cursor.rowcount
 
 
+def _copy_new(cursor: Any, copy_sql: str, params: list[tuple]) -> bool:
+    """COPY rows whose keys were checked free straight into the table, in a savepoint: False
+    when a racing writer stored one of them meanwhile (nothing is written then). Staging the
+    rows for an `ON CONFLICT` costs a second pass the common case does not need."""
+    try:
+        with transaction.atomic(), cursor.cursor.copy(copy_sql) as copy:
+            for values in params:
+                copy.write_row(values)
+    except connection.Database.IntegrityError:
+        return False
+    return True
+
+
 def fast_insert_new(
     model: type[models.Model], names: Sequence[str], rows: Sequence[Sequence[Any]]
 ) -> set[Any]:
@@ -180,7 +193,8 @@ def fast_insert_new(
     return the primary keys of the rows inserted. `names` must start with the primary key, and
     each row's key must be new (a fresh uuid), so "its key is stored" means "it was inserted".
 
-    PostgreSQL: COPY into a temporary table, then one INSERT ... SELECT ... RETURNING. SQLite:
+    PostgreSQL: COPY straight into the table; when a key is taken meanwhile (a racing writer),
+    COPY into a temporary table, then one INSERT ... SELECT ... RETURNING. SQLite:
     executemany; the count of inserted rows tells whether any was skipped, and only then are
     the keys read back."""
     meta = model._meta
@@ -205,6 +219,8 @@ def fast_insert_new(
                 [value for values in params for value in values],
             )
             return {keys[row[0]] for row in cursor.fetchall()}
+        if by_copy and _copy_new(cursor, f"COPY {table} ({names_sql}) FROM STDIN", params):
+            return {row[0] for row in rows}
         if by_copy:
             staging = qn(f"_new_{meta.db_table}")
             cursor.execute(
