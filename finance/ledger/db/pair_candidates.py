@@ -1,0 +1,51 @@
+"""Transfer candidates found by the database (PostgreSQL): one self-join of the touched legs
+against the household's other free legs, instead of reading every leg of the date range into
+Python (a first sync read each earlier account's rows again at every account's close).
+
+The rules are transfer_matching's: opposite amounts in the same currency, different accounts,
+dates at most `max_days` apart, the pair never rejected; the caller orders and chooses."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import connection
+from django.db.models import QuerySet
+
+from finance.models import RejectedTransfer
+
+_NAMES = ("id", "account_id", "account_type", "date", "amount", "currency", "created_at")
+
+
+def pair_candidates(
+    touched: QuerySet[Any], others: QuerySet[Any], columns: Sequence[str], max_days: int
+) -> list[tuple[tuple, tuple]]:
+    """(outflow, inflow) pairs, each leg as a tuple of `columns` (seven, in the order of
+    `_NAMES`), with at least one leg among `touched`; the other among `others` (which may
+    hold the touched legs too: a pair of two touched legs is found once)."""
+    if len(columns) != len(_NAMES):
+        raise ValueError("pair_candidates reads seven columns")
+    t_sql, t_params = touched.order_by().values_list(*columns).query.sql_with_params()
+    c_sql, c_params = others.order_by().values_list(*columns).query.sql_with_params()
+    qn = connection.ops.quote_name
+    names = ", ".join(_NAMES)
+    picked = ", ".join([f"o.{n} AS o_{n}" for n in _NAMES] + [f"i.{n} AS i_{n}" for n in _NAMES])
+    match = (
+        "i.amount = -o.amount AND i.currency = o.currency "
+        "AND i.account_id <> o.account_id AND abs(i.date - o.date) <= %s"
+    )
+    rejected = qn(RejectedTransfer._meta.db_table)
+    # Both the touched legs and the others come from the ORM's own SQL (no input in the text).
+    sql = (
+        f"WITH t ({names}) AS MATERIALIZED ({t_sql}), c ({names}) AS MATERIALIZED ({c_sql}) "  # noqa: S608
+        f"SELECT * FROM ("
+        f"SELECT {picked} FROM t AS o JOIN c AS i ON {match} WHERE o.amount > 0 "
+        f"UNION SELECT {picked} FROM c AS o JOIN t AS i ON {match} WHERE o.amount > 0"
+        f") AS p WHERE NOT EXISTS (SELECT 1 FROM {rejected} AS r "
+        "WHERE r.outflow_transaction_id = p.o_id AND r.inflow_transaction_id = p.i_id)"
+    )
+    width = len(_NAMES)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*t_params, *c_params, max_days, max_days])
+        return [(row[:width], row[width:]) for row in cursor.fetchall()]
