@@ -144,7 +144,7 @@ def _candidates_joined(
     """`_candidates` on PostgreSQL: the pairs found by one self-join in the database
     (finance/ledger/db/pair_candidates.py), ordered the same way."""
     margin = dt.timedelta(days=MAX_DAYS_APART)
-    free = unpaired(Transaction.objects.filter(family=family)).exclude(amount=0)
+    free = Transaction.objects.filter(family=family).exclude(amount=0)  # paired: see there
     touched = free.filter(touched_q, date__gte=window[0], date__lte=window[1])
     others = free.filter(date__gte=window[0] - margin, date__lte=window[1] + margin)
     found = pair_candidates(touched, others, (*_LEG_COLUMNS, "created_at"), MAX_DAYS_APART)
