@@ -27,6 +27,8 @@ from django.db.backends.signals import connection_created
 from django.db.models import lookups
 from django.db.models.expressions import Func
 
+from core.keys import uuid7
+
 # Wide enough for a sum of any number of NUMERIC(38, x) values without rounding.
 WIDE = decimal.Context(prec=120, traps=[decimal.InvalidOperation, decimal.Overflow])
 _KEY_INT, _KEY_FRAC = 60, 20  # digits of an ordering key: wider than any column's
@@ -139,12 +141,18 @@ def exact_add(value: Any, delta: Any, places: int) -> str | None:
 
 
 def register_sqlite_functions(connection: Any) -> None:
-    """Give a new SQLite connection the exact functions (connection_created)."""
+    """Give a new SQLite connection the exact functions (connection_created), and `uuid7()`
+    (core/keys.py, as the hex a UUIDField stores on SQLite) for statements that make keys."""
     raw = connection.connection
+    raw.create_function("uuid7", 0, _uuid7_hex)
     raw.create_window_function("exact_sum", 1, _ExactSum)
     raw.create_function("exact_cmp", 2, exact_cmp, deterministic=True)
     raw.create_function("exact_key", 1, exact_key, deterministic=True)
     raw.create_function("exact_add", 3, exact_add, deterministic=True)
+
+
+def _uuid7_hex() -> str:
+    return uuid7().hex
 
 
 def _on_connection_created(sender: Any, connection: Any, **kwargs: Any) -> None:

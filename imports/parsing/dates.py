@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 
 from core.bounds import date_problem
@@ -55,8 +56,16 @@ def _compile(fmt: str) -> re.Pattern[str]:
 _PATTERNS = {fmt: _compile(fmt) for fmt in DATE_FORMATS}
 
 
-def parse_date(raw: str, date_format: str) -> dt.date:
-    """The date `raw` means in `date_format` (English month abbreviations for %b)."""
+def parse_date(raw: str, date_format: str, today: dt.date | None = None) -> dt.date:
+    """The date `raw` means in `date_format` (English month abbreviations for %b), checked
+    against the bounds on `today` (default: the server's)."""
+    return _parse_date(raw, date_format, today or dt.date.today())
+
+
+# A file's dates repeat (a few thousand days in a million rows): each text is read once a day.
+# Errors are not cached (lru_cache keeps no exceptions), so a bad date is read again each time.
+@functools.lru_cache(maxsize=8192)
+def _parse_date(raw: str, date_format: str, today: dt.date) -> dt.date:
     match = _PATTERNS[date_format].match(raw.strip())
     if match is None:
         raise DateError(f"does not match the date format {date_format}")
@@ -76,7 +85,7 @@ def parse_date(raw: str, date_format: str) -> dt.date:
         value = dt.date(year, month, int(parts["d"]))
     except ValueError as exc:
         raise DateError(f"is not a real date ({exc})") from None
-    problem = date_problem(value)
+    problem = date_problem(value, today)
     if problem:
         raise DateError(problem)
     return value

@@ -36,6 +36,7 @@ class RowRules:
     inflows_positive: bool
     default_currency: str
     is_currency: object  # Callable[[str], bool]; kept plain so this module stays pure
+    today: dt.date | None = None  # the day dates are checked on (None: each row's today)
 
 
 @dataclass
@@ -86,7 +87,7 @@ def parse_row(
         err(columns.date, raw_date, "is empty: a date is required")
     else:
         try:
-            out.date = parse_date(raw_date, rules.date_format)
+            out.date = parse_date(raw_date, rules.date_format, rules.today)
         except DateError as exc:
             err(columns.date, raw_date, str(exc))
     raw_amount = _cell(cells, columns.amount)
@@ -111,9 +112,10 @@ def parse_row(
     out.currency = currency
     out.category = _cell(cells, columns.category)[:MAX_NAME]
     raw_tags = _cell(cells, columns.tags)
-    out.tags = list(
-        dict.fromkeys(t.strip()[:MAX_NAME] for t in TAG_SPLIT.split(raw_tags) if t.strip())
-    )
+    if raw_tags:
+        out.tags = list(
+            dict.fromkeys(t.strip()[:MAX_NAME] for t in TAG_SPLIT.split(raw_tags) if t.strip())
+        )
     out.notes = _cell(cells, columns.notes)
     out.account = _cell(cells, columns.account)[:MAX_NAME]
     if columns.account is not None and not out.account:
@@ -128,9 +130,10 @@ def content_key(row: ParsedRow) -> str:
 
 
 def occurrence_slot(account_key: str, key: str) -> int:
-    """A compact hash of (account, content) for counting identical rows of a file."""
-    digest = hashlib.blake2b(f"{account_key}\x1e{key}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big")
+    """A compact hash of (account, content) for counting identical rows of a file: 64 bits,
+    as a blake2b digest of 8 bytes was, at a tenth of its cost. Python's string hashes vary
+    between processes, never within one, and a file is counted in one."""
+    return hash((account_key, key))
 
 
 def fingerprint(key: str, occurrence: int) -> str:

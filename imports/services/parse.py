@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from collections.abc import Callable
 from typing import Any, BinaryIO
@@ -92,6 +93,7 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
         inflows_positive=config["signage_convention"] == "inflows_positive",
         default_currency=(fixed.currency if fixed else imp.family.currency),
         is_currency=is_currency,
+        today=dt.date.today(),
     )
     totals: dict[str, Counter[str]] = {kind: Counter() for kind in ImportMapping.Kind.values}
     occurrences: dict[int, int] = {}

@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.translation import ngettext
 
 from core.errors import Conflict
+from core.keys import uuid7_sql
 from core.tasks import enqueue_on_commit
 from finance.ledger import LedgerBatch, ledger_batch
 from finance.models import Account, Category, Tag, Transaction
@@ -105,13 +106,8 @@ def _materialize_mappings(imp: Import) -> None:
 
 def _in_one_statement(imp: Import, tags: dict[str, uuid.UUID | None], batch: LedgerBatch) -> bool:
     """Whether the rows can go from the import's table to the ledger in one INSERT ... SELECT:
-    on PostgreSQL, for a household without rules (they run in Python) and rows without tags
-    to link."""
-    return (
-        connection.vendor == "postgresql"
-        and not any(tags.values())
-        and not batch.has_rules(imp.family_id)
-    )
+    for a household without rules (they run in Python) and rows without tags to link."""
+    return not any(tags.values()) and not batch.has_rules(imp.family_id)
 
 
 def _write_in_one_statement(imp: Import, batch: LedgerBatch, on_progress: Any = None) -> None:
@@ -122,16 +118,21 @@ def _write_in_one_statement(imp: Import, batch: LedgerBatch, on_progress: Any = 
         return
     qn = connection.ops.quote_name
     rows, mappings = qn(ImportRow._meta.db_table), qn(ImportMapping._meta.db_table)
+    pg = connection.vendor == "postgresql"
+    # Keys in time order, rows in their accounts' date order: each index of the ledger gets
+    # its new entries as neighbours, not one random page each (core/keys.py). (SQLite stores
+    # ids as hex text.)
+    uuid_param, uuid_value = ("%s::uuid", lambda u: u) if pg else ("%s", lambda u: u.hex)
     select = (
-        "SELECT gen_random_uuid(), %s::uuid, r.account_id, r.date, r.amount, "  # noqa: S608
+        f"SELECT {uuid7_sql(connection.vendor)}, {uuid_param}, r.account_id, r.date, r.amount, "  # noqa: S608
         "r.currency, r.name, NULLIF(r.notes, ''), r.fingerprint, %s, "
-        "COALESCE(m.target_id, m.created_id), %s::uuid "
+        f"COALESCE(m.target_id, m.created_id), {uuid_param} "
         f"FROM {rows} AS r LEFT JOIN {mappings} AS m ON m.data_import_id = r.data_import_id "
         "AND m.kind = 'category' AND r.category <> '' AND m.value = r.category "
         "WHERE r.data_import_id = %s AND r.valid AND NOT r.skipped AND NOT r.duplicate "
-        "ORDER BY r.id"
+        "ORDER BY r.account_id, r.date DESC, r.id"
     )
-    params = [imp.family_id, import_source(imp), imp.pk, imp.pk]
+    params = [uuid_value(imp.family_id), import_source(imp), uuid_value(imp.pk), uuid_value(imp.pk)]
     done = batch.write_select(
         TXN_FIELDS, select, params, written=Transaction.objects.filter(import_id=imp.pk)
     )

@@ -105,3 +105,28 @@ def test_million_rows_within_memory_bound(tmp_path):
     print(figures)
     assert figures["readback"] == "matched"
     assert figures["peak_rss_mb"] < 300
+
+
+def test_published_rows_have_time_ordered_keys_in_date_order(alice, tmp_path):
+    """The one-statement publish gives each row a version-7 key (core/keys.py) and inserts an
+    account's rows newest date first, so their keys follow that order."""
+    account = alice.account(currency="EUR")
+    path = tmp_path / "bank.csv"
+    lines = ["date,name,amount"] + [f"2024-02-{day:02d},Shop {day},-{day}.50" for day in (3, 1, 2)]
+    path.write_text("\n".join(lines) + "\n")
+    call_command("import_csv", str(path), "--account", str(account.pk), stdout=StringIO())
+    rows = list(Transaction.objects.filter(account=account).order_by("-date"))
+    assert [r.date.day for r in rows] == [3, 2, 1]
+    assert {r.id.version for r in rows} == {7}
+    # Newest date inserted first; keys made within one millisecond may tie on time only.
+    stamps = [r.id.int >> 80 for r in rows]
+    assert stamps == sorted(stamps)
+
+
+def test_uuid7_layout():
+    from core.keys import uuid7
+
+    keys = [uuid7() for _ in range(50)]
+    assert {k.version for k in keys} == {7} and len(set(keys)) == 50
+    assert {k.variant for k in keys} == {uuid.RFC_4122}
+    assert [k.int >> 80 for k in keys] == sorted(k.int >> 80 for k in keys)

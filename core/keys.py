@@ -1,0 +1,42 @@
+"""Time-ordered keys (UUID version 7, RFC 9562) for rows written in bulk.
+
+A random key (version 4) lands each new row on a random page of the primary-key index: past
+the cache (a million ledger rows on PostgreSQL's default 128 MB of buffers) every insert reads
+and dirties its own page. A version-7 key starts with the time in milliseconds, so a batch's
+keys are neighbours and its rows fill the index's last pages (measured: 1,000,000 ledger rows
+by one INSERT ... SELECT, 110 s with random keys, 95 s with these, 75 s when the rows also go
+in their date order; bench/README.md). Keys stay opaque to clients: the API promises a UUID."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+
+# The same key made by the database (PostgreSQL 15 has no uuidv7()): the time in ms as 12 hex
+# digits, the version, then 19 random hex digits of a version-4 key (its variant bits
+# included, at the same place).
+UUID7_SQL_POSTGRESQL = (
+    "(lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')"
+    " || '7' || substr(replace(gen_random_uuid()::text, '-', ''), 14, 19))::uuid"
+)
+# SQLite: the function every connection is given (core/exact.py registers it).
+UUID7_SQL_SQLITE = "uuid7()"
+
+
+def uuid7() -> uuid.UUID:
+    """A new version-7 key: 48 bits of Unix time in ms, version, 74 random bits, variant."""
+    ms = time.time_ns() // 1_000_000
+    rand = int.from_bytes(os.urandom(10), "big")  # 80 bits, 74 used
+    value = (ms & ((1 << 48) - 1)) << 80
+    value |= 0x7 << 76
+    value |= ((rand >> 62) & 0xFFF) << 64
+    value |= 0b10 << 62
+    value |= rand & ((1 << 62) - 1)
+    return uuid.UUID(int=value)
+
+
+def uuid7_sql(vendor: str) -> str:
+    """SQL that makes a new version-7 key per row on `vendor`'s database (as the text a
+    UUIDField stores there)."""
+    return UUID7_SQL_POSTGRESQL if vendor == "postgresql" else UUID7_SQL_SQLITE
