@@ -28,7 +28,7 @@ from core.exact import ExactSum
 from finance.ledger.after import derive, merge_account_dates
 from finance.ledger.db.fastinsert import fast_insert, insert_select
 from finance.ledger.pairs import legs_kinds_set, legs_move_many, legs_reset, legs_unpair
-from finance.ledger.rows import rows_insert, rows_write
+from finance.ledger.rows import rows_insert
 from finance.ledger.rules import BatchRules
 from finance.models import Account, Category, Family, Merchant, Tag, Transaction
 
@@ -133,22 +133,6 @@ class LedgerBatch:
                 self._flow(key, txn.account_id, txn.date, txn.amount)
         return results
 
-    def write(self, txns: list[Transaction], *, rules: bool = True) -> None:
-        """Insert built rows whose keys the caller has checked are new (a sync), after the
-        household's rules ran over them (`rules=False`: not)."""
-        new_tags = self.rules.apply_to_rows([(txn, None) for txn in txns]) if rules else {}
-        rows_write(txns)
-        self.inserted += len(txns)
-        if new_tags:
-            through = Transaction.tags.through
-            through.objects.bulk_create(
-                through(transaction_id=pk, tag_id=tag.pk)
-                for pk, tags in new_tags.items()
-                for tag in tags
-            )
-        for txn in txns:
-            self.touch(txn.family_id, txn.account_id, txn.date)
-
     def write_values(
         self,
         names: Sequence[str],
@@ -159,8 +143,9 @@ class LedgerBatch:
     ) -> None:
         """Insert rows given as tuples in the order of `names` (field names, `id`, `family`,
         `account` and `date` among them), and (transaction id, tag id) links: an import's
-        publish. The household's rules run over them first (`rules=False`: not; a restore
-        writes rows as they were)."""
+        publish, a sync's new rows (whose keys the caller has checked are new). The
+        household's rules run over them first (`rules=False`: not; a restore writes rows as
+        they were)."""
         links = list(tag_links)
         groups: list[tuple[Sequence[str], list[tuple]]] = [(names, rows)]
         if rules and rows:

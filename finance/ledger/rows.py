@@ -56,14 +56,6 @@ def _insert(txns: list[Transaction], *, keyed: bool) -> set[uuid.UUID]:
     return {txn.pk for txn in txns}
 
 
-def rows_write(txns: list[Transaction]) -> None:
-    """Write built transactions whose keys the caller knows are new (a sync, inside its
-    transaction): a key stored meanwhile fails the whole write on the unique constraint."""
-    _insert(txns, keyed=False)
-    for txn in txns:
-        txn._state.adding = False
-
-
 Prepare = Callable[[Sequence[tuple[Transaction, list[Tag] | None]]], dict[uuid.UUID, list[Tag]]]
 
 

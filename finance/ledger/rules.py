@@ -1,6 +1,6 @@
 """The household's rules run on every new row before it is written, whatever its road: built
-rows (`LedgerBatch.add` for the API, bulk and trades; `write` for a sync) and rows given as
-tuples (`write_values` for an import's publish).
+rows (`LedgerBatch.add` for the API, bulk and trades) and rows given as tuples
+(`write_values` for an import's publish and a sync's new rows).
 
 The rules are loaded and compiled once per batch and household (finance/rules/loading.py);
 each row is read into a plain dict, run through them, and only the fields they changed are

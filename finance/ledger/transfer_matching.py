@@ -20,9 +20,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import NamedTuple
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Max, Min, Q, QuerySet
 
+from finance.ledger.db.pair_candidates import pair_candidates
 from finance.ledger.pairs import (
     MAX_DAYS_APART,
     legs_kinds_set,
@@ -78,6 +79,8 @@ def _candidates(
     `window` bounds the touched legs' dates (inclusive) so memory stays bounded. `new`: the
     touched legs are these rows just created (in hand, unpaired), a small part of their date
     range, so counterparts are looked up by amount however many amounts there are."""
+    if new is None and window is not None and connection.vendor == "postgresql":
+        return _candidates_joined(family, touched_q, window)
     if new is not None:
         touched = new
     else:
@@ -131,18 +134,37 @@ def _candidates(
         ).values_list("outflow_transaction_id", "inflow_transaction_id")
     )
     ordered = [pair for key, pair in pairs.items() if key not in rejected]
-    ordered.sort(
-        key=lambda p: (
-            abs((p[1].date - p[0].date).days),
-            p[0].date,
-            p[0].created_at,
-            str(p[0].pk),
-            p[1].date,
-            p[1].created_at,
-            str(p[1].pk),
-        )
-    )
+    ordered.sort(key=_pair_order)
     return ordered
+
+
+def _candidates_joined(
+    family: Family, touched_q: Q, window: tuple[dt.date, dt.date]
+) -> list[tuple[Leg, Leg]]:
+    """`_candidates` on PostgreSQL: the pairs found by one self-join in the database
+    (finance/ledger/db/pair_candidates.py), ordered the same way."""
+    margin = dt.timedelta(days=MAX_DAYS_APART)
+    free = Transaction.objects.filter(family=family).exclude(amount=0)  # paired: see there
+    touched = free.filter(touched_q, date__gte=window[0], date__lte=window[1])
+    others = free.filter(date__gte=window[0] - margin, date__lte=window[1] + margin)
+    found = pair_candidates(touched, others, (*_LEG_COLUMNS, "created_at"), MAX_DAYS_APART)
+    pairs = [(Leg(*outflow), Leg(*inflow)) for outflow, inflow in found]
+    pairs.sort(key=_pair_order)
+    return pairs
+
+
+def _pair_order(pair: tuple[Leg, Leg]) -> tuple:
+    """Closest dates first, then the oldest outflow (then inflow); ids break ties."""
+    outflow, inflow = pair
+    return (
+        abs((inflow.date - outflow.date).days),
+        outflow.date,
+        outflow.created_at,
+        str(outflow.pk),
+        inflow.date,
+        inflow.created_at,
+        str(inflow.pk),
+    )
 
 
 def _legs_now(ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, tuple]:
@@ -319,6 +341,11 @@ def transfers_match(
     if bounds["low"] is None:
         return 0
     margin = dt.timedelta(days=MAX_DAYS_APART)
+    if connection.vendor == "postgresql":
+        # The database joins the touched legs to their counterparts: only candidate pairs
+        # come back, however many legs the range holds (no window, no two-accounts probe).
+        window = (bounds["low"], bounds["high"])
+        return _pairs_write(family, _choose(_candidates(family, touched_q, window)))
     accounts_in_range = (
         unpaired(
             Transaction.objects.filter(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -33,6 +34,21 @@ from providers.sync.pending import pending_settle, upstream_name
 from providers.types import UpstreamTransaction
 
 _CHUNK = 500
+NEW_ROW_FIELDS = (
+    "id",
+    "family",
+    "account",
+    "date",
+    "amount",
+    "currency",
+    "name",
+    "notes",
+    "external_id",
+    "source",
+    "merchant",
+    "pending",
+    "provider_snapshot",
+)
 
 
 def _chunks(items: list[Any]) -> Iterator[list[Any]]:
@@ -200,28 +216,33 @@ def transactions_apply(
         result.updated += 1
         result.touch(row.date)
 
+    # New rows go as tuples (no model instance each), the rules run over them in the batch.
+    family_id, account_id = account.family_id, account.pk
     creates = []
     for key, (row, snapshot) in keyed.items():
         if key in existing:
             continue
+        merchant = merchants.get(snapshot["merchant"])
         creates.append(
-            Transaction(
-                family=account.family,
-                account=account,
-                date=row.date,
-                amount=row.amount,
-                currency=snapshot["currency"],
-                name=upstream_name(snapshot),
-                notes=row.notes,
-                external_id=key,
-                source=source,
-                merchant=merchants.get(snapshot["merchant"]),
-                pending=row.pending,
-                provider_snapshot=snapshot,
+            (
+                uuid.uuid4(),
+                family_id,
+                account_id,
+                row.date,
+                row.amount,
+                snapshot["currency"],
+                upstream_name(snapshot),
+                row.notes,
+                key,
+                source,
+                merchant.pk if merchant else None,
+                row.pending,
+                snapshot,
             )
         )
-        result.touch(row.date)
-    batch.write(creates)
+    if creates:
+        batch.write_values(NEW_ROW_FIELDS, creates)
+        result.changed = True
     result.added = len(creates)
 
     taken, excluded = pending_settle(
