@@ -20,7 +20,7 @@ from core.errors import Conflict
 from exports.reader import Archive
 from exports.restore_investments import InvestmentsAndConnections
 from exports.restore_values import day, dec, instant, ref
-from finance.ledger import LedgerBatch, fast_insert
+from finance.ledger import ROW_FIELDS, LedgerBatch, fast_insert
 from finance.models import (
     Account,
     Category,
@@ -37,16 +37,7 @@ from trades.models import Security
 CHUNK = 5000
 NOT_EMPTY = "This household already has accounts: an archive is restored into an empty household."
 TRANSACTION_FIELDS = (
-    "id",
-    "family",
-    "account",
-    "date",
-    "amount",
-    "currency",
-    "name",
-    "notes",
-    "external_id",
-    "source",
+    *ROW_FIELDS,
     "category",
     "merchant",
     "kind",

@@ -15,10 +15,12 @@ from finance.ledger.db.search_sqlite import MATCH_SQL as SQLITE_MATCH_SQL
 from finance.ledger.db.search_sqlite import phrase as sqlite_phrase
 from finance.ledger.db.search_sqlite import search_index_refresh
 from finance.ledger.pairs import MAX_DAYS_APART, legs_lock, outflow_kind, unpaired
+from finance.ledger.rows import ROW_FIELDS
 from finance.ledger.valuation import latest_prices, position_value
 
 __all__ = [
     "MAX_DAYS_APART",
+    "ROW_FIELDS",
     "SQLITE_MATCH_SQL",
     "LedgerBatch",
     "TransactionRows",

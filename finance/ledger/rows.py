@@ -19,6 +19,22 @@ from finance.models import Tag, Transaction
 IdempotencyKey = tuple[uuid.UUID, str, str]
 
 
+# The fields every row given as a tuple (`write_values`, `write_select`) starts with, in this
+# order; each road adds its own after them (an import's category, a sync's merchant, ...).
+ROW_FIELDS = (
+    "id",
+    "family",
+    "account",
+    "date",
+    "amount",
+    "currency",
+    "name",
+    "notes",
+    "external_id",
+    "source",
+)
+
+
 def idempotency_key(txn: Transaction) -> IdempotencyKey | None:
     return (txn.account_id, txn.source, txn.external_id) if txn.external_id else None
 

@@ -18,7 +18,7 @@ from django.utils.translation import ngettext
 from core.errors import Conflict
 from core.keys import uuid7_sql
 from core.tasks import enqueue_on_commit
-from finance.ledger import LedgerBatch, ledger_batch
+from finance.ledger import ROW_FIELDS, LedgerBatch, ledger_batch
 from finance.models import Account, Category, Tag, Transaction
 from imports.models import Import, ImportMapping, ImportRow
 from imports.services.dedup import import_duplicates_mark
@@ -32,16 +32,7 @@ from imports.services.verify import expected_counts, household_counts, readback,
 logger = logging.getLogger("imports")
 WRITE_BATCH = 5000
 TXN_FIELDS = (
-    "id",
-    "family",
-    "account",
-    "date",
-    "amount",
-    "currency",
-    "name",
-    "notes",
-    "external_id",
-    "source",
+    *ROW_FIELDS,
     "category",
     "import_id",
 )

@@ -28,23 +28,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.bounds import amount_problem, date_problem
-from finance.ledger import LedgerBatch
+from finance.ledger import ROW_FIELDS, LedgerBatch
 from finance.models import Account, Family, Merchant, Transaction
 from providers.sync.pending import pending_settle, upstream_name
 from providers.types import UpstreamTransaction
 
 _CHUNK = 500
 NEW_ROW_FIELDS = (
-    "id",
-    "family",
-    "account",
-    "date",
-    "amount",
-    "currency",
-    "name",
-    "notes",
-    "external_id",
-    "source",
+    *ROW_FIELDS,
     "merchant",
     "pending",
     "provider_snapshot",
