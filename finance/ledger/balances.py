@@ -133,24 +133,11 @@ def _from_zero(account: Account) -> dict[dt.date, Decimal]:
     return values
 
 
-def _refresh_manual(account: Account, since: dt.date | None) -> Decimal:
-    previous = _previous_row(account, since)
-    if previous is None:
-        values = _from_zero(account)
-        _write(account, None, values)
-        return values[max(values)] if values else ZERO
-    values = _running(account, previous.balance, account_flows(account=account, since=since))
-    _write(account, since, values)
-    return values[max(values)] if values else previous.balance
-
-
 def _refresh_manual_many(changes: list[tuple[Account, dt.date | None]]) -> dict[uuid.UUID, Decimal]:
-    """`_refresh_manual` for many accounts at once: a few statements for all of them (the
-    rows each continues from, the flows per account and day, one delete, one insert), not a
-    few per account. Returns each account's balance."""
-    if len(changes) == 1:
-        account, since = changes[0]
-        return {account.pk: _refresh_manual(account, since)}
+    """Manual accounts' balance series from each one's change on (`since`; None: whole), in
+    a few statements for all of them (the rows each continues from, the flows per account
+    and day, one delete, one insert), as many for one account as for many. Returns each
+    account's balance."""
     dated = {account.pk: since for account, since in changes if since is not None}
     previous: dict[uuid.UUID, Decimal] = {}
     if dated:
