@@ -73,6 +73,11 @@ def parse_amount(raw: str, number_format: str) -> Decimal:
     if _SIMPLE[number_format].fullmatch(raw):
         value = Decimal(raw if fmt.decimal in (None, ".") else raw.replace(fmt.decimal, "."))
         return value if value else abs(value)  # -0.00 is 0.00, as below
+    return _parse_general(raw, fmt)
+
+
+def _parse_general(raw: str, fmt: NumberFormat) -> Decimal:
+    """`parse_amount` by the general rules: signs, brackets, currency marks, grouping."""
     text = raw.strip()
     for sign in _CURRENCY_SIGNS:
         text = text.replace(sign, "")

@@ -211,3 +211,21 @@ def test_cyrillic_windows_1251_export_is_detected():
     reader = open_csv(io.BytesIO(text.encode("cp1251")))
     assert reader.headers == ["Дата", "Описание", "Сумма"]
     assert next(reader.rows)[1][1] == "Перевод денежных средств магазину Пятёрочка"
+
+
+@given(
+    st.from_regex(r"-?[0-9]{1,13}([.,][0-9]{1,4})?", fullmatch=True),
+    st.sampled_from(list(NUMBER_FORMATS)),
+)
+def test_plain_number_shortcut_gives_what_the_general_rules_give(raw, fmt):
+    """parse_amount takes a plain number straight to Decimal: the same value, sign and
+    places as the general rules (-0.00 is 0.00), and the same refusals."""
+    from imports.parsing.numbers import _parse_general
+
+    try:
+        expected = str(_parse_general(raw, NUMBER_FORMATS[fmt]))
+    except NumberError:
+        with pytest.raises(NumberError):
+            parse_amount(raw, fmt)
+        return
+    assert str(parse_amount(raw, fmt)) == expected
