@@ -38,7 +38,7 @@ from typing import Any
 BASE_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BASE_DIR))
 
-from bench.run import PG_HOST, PG_PORT, backend_env, postgres_answers  # noqa: E402
+from bench.run import backend_env, backends_reachable  # noqa: E402
 
 PEER_DIR = BASE_DIR / "bench" / "peer"
 RESULTS = BASE_DIR / "bench" / "results" / "peer-actual.json"
@@ -196,12 +196,7 @@ def main() -> int:
     if missing:
         print(f"{' and '.join(missing)} not found: the peer bench needs Node.js and npm")
         return 2
-    backends = []
-    for backend in args.backends.split(","):
-        if backend == "postgresql" and not postgres_answers():
-            print(f"PostgreSQL is not reachable on {PG_HOST}:{PG_PORT}: skipping it")
-            continue
-        backends.append(backend)
+    backends = backends_reachable(args.backends)
 
     from bench.workloads.imports import csv_write
 

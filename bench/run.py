@@ -41,6 +41,17 @@ def postgres_answers() -> bool:
         return False
 
 
+def backends_reachable(spec: str) -> list[str]:
+    """The backends of a comma-separated list this machine can run (PostgreSQL: if it answers)."""
+    backends = []
+    for backend in spec.split(","):
+        if backend == "postgresql" and not postgres_answers():
+            print(f"PostgreSQL is not reachable on {PG_HOST}:{PG_PORT}: skipping it")
+            continue
+        backends.append(backend)
+    return backends
+
+
 def base_env(data_dir: str) -> dict[str, str]:
     env = {
         k: v
@@ -117,12 +128,7 @@ def main() -> int:
     unknown = set(names) - set(WORKLOADS)
     if unknown:
         parser.error(f"unknown workloads {sorted(unknown)}; known: {sorted(WORKLOADS)}")
-    backends = []
-    for backend in args.backends.split(","):
-        if backend == "postgresql" and not postgres_answers():
-            print(f"PostgreSQL is not reachable on {PG_HOST}:{PG_PORT}: skipping it")
-            continue
-        backends.append(backend)
+    backends = backends_reachable(args.backends)
     started = time.perf_counter()
     failures = []
     for backend in backends:
