@@ -23,32 +23,6 @@ from bench.seed_extra import seed_trades_and_imports
 
 TARGET_P99_RATIO = 1.5
 
-# Indexes proposed to the ledger owner (docs/decisions.md); BENCH_PROPOSED_INDEXES=1 adds them
-# to the bench database so their effect can be measured before a migration is written.
-PROPOSED_INDEXES = {
-    "bench_txn_family_order": '("family_id", "date" DESC, "created_at" DESC, "id" DESC)',
-    "bench_txn_family_category_order": (
-        '("family_id", "category_id", "date" DESC, "created_at" DESC, "id" DESC)'
-    ),
-    "bench_txn_family_account_order": (
-        '("family_id", "account_id", "date" DESC, "created_at" DESC, "id" DESC)'
-    ),
-    "bench_txn_family_amount": '("family_id", "amount")',
-}
-
-
-def proposed_indexes_create() -> list[str]:
-    from django.db import connection
-
-    from finance.models import Transaction
-
-    table = Transaction._meta.db_table
-    with connection.cursor() as cur:
-        for name, columns in PROPOSED_INDEXES.items():
-            cur.execute(f'CREATE INDEX "{name}" ON "{table}" {columns}')
-    return list(PROPOSED_INDEXES)
-
-
 TRANSACTIONS = "/api/v1/transactions"
 CONTROL = "A/A: small vs itself"
 
@@ -123,14 +97,6 @@ def run(*, full: bool, backend: str) -> Report:
     large_n = 1_000_000 if full else 100_000
     reps = 200 if full else 50
     report = Report("list", backend, full)
-    import os
-
-    extra_indexes = (
-        proposed_indexes_create() if os.environ.get("BENCH_PROPOSED_INDEXES") == "1" else []
-    )
-    if extra_indexes:
-        report.workload = "list-proposed-indexes"
-        print(f"with proposed indexes: {', '.join(extra_indexes)}")
     small = household_create("small")
     large = household_create("large")
     seeded = {}
@@ -184,7 +150,6 @@ def run(*, full: bool, backend: str) -> Report:
             explained[name] = plans(client, *large_request)
     report.extra = {
         "sizes": {"small": small_n, "large": large_n},
-        "proposed_indexes": extra_indexes,
         "seed": seeded,
         "reps": reps,
         "plans_large": explained,
