@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from decimal import Decimal
 from typing import Any
 
@@ -16,6 +17,7 @@ from django.db import connection, models, transaction
 from django.utils import timezone
 
 from core.exact import ExactDecimalField
+from finance.ledger.db import deferred
 
 # Up to this many rows take plain INSERT statements: COPY and a staging table cost more than
 # they save for a handful.
@@ -117,6 +119,13 @@ def _adapt(adapter: Callable[[Any], Any] | None, value: Any) -> Any:
     return value if adapter is None or value is None else adapter(value)
 
 
+def _triggers(model: type[models.Model], rows: int | None) -> AbstractContextManager[None]:
+    """SQLite: a large insert into the ledger or its tag links runs its per-row insert
+    triggers' work once for the statement (finance/ledger/db/deferred.py)."""
+    table = model._meta.db_table
+    return deferred.triggers_deferred(table) if deferred.applies(table, rows) else nullcontext()
+
+
 def _by_copy(rows: Sequence[Any]) -> bool:
     """Whether these rows go by COPY: on PostgreSQL, more than SMALL of them."""
     return connection.vendor == "postgresql" and len(rows) > SMALL
@@ -135,7 +144,7 @@ def fast_insert(
     table = qn(model._meta.db_table)
     # Table and column names come from the model's meta, never from input.
     names_sql = ", ".join(qn(c) for c in columns)
-    with connection.cursor() as cursor:
+    with _triggers(model, len(params)), connection.cursor() as cursor:
         if by_copy:
             # COPY: the database's own bulk path, faster than an executemany pipeline.
             with cursor.cursor.copy(f"COPY {table} ({names_sql}) FROM STDIN") as copy:
@@ -168,7 +177,7 @@ def insert_select(
         f"INSERT INTO {qn(model._meta.db_table)} ({', '.join(qn(c) for c in columns)}) "
         f"SELECT {staged}{', ' if tail else ''}{defaults} FROM staged"
     )
-    with connection.cursor() as cursor:
+    with _triggers(model, None), connection.cursor() as cursor:
         cursor.execute(sql, [*params, *tail])  # the SELECT's parameters come first in the text
         return cursor.rowcount
 
@@ -237,11 +246,12 @@ def fast_insert_new(
             )
             return {row[0] for row in cursor.fetchall()}
         placeholders = ", ".join(["%s"] * len(columns))
-        cursor.executemany(
-            f"INSERT INTO {table} ({names_sql}) VALUES ({placeholders}) "  # noqa: S608
-            "ON CONFLICT DO NOTHING",
-            params,
-        )
+        with _triggers(model, len(params)):
+            cursor.executemany(
+                f"INSERT INTO {table} ({names_sql}) VALUES ({placeholders}) "  # noqa: S608
+                "ON CONFLICT DO NOTHING",
+                params,
+            )
         if cursor.rowcount == len(params):
             return {r[0] for r in rows}
         stored: set[Any] = set()

@@ -31,7 +31,7 @@ from collections.abc import Iterable
 
 from django.db import DatabaseError, connection, connections, transaction
 
-from finance.ledger.db.triggers import present_sql, triggers_missing
+from finance.ledger.db.triggers import Deferred, present_sql, triggers_missing
 from finance.models import Transaction
 from finance.models.ledger import Counted
 
@@ -107,6 +107,26 @@ _SQLITE = [
         {_sqlite_add("old", -1)}
     END""",
 ]
+# The insert trigger's work for every row above a rowid, in two statements: a large insert's
+# (finance/ledger/db/deferred.py).
+_NEW = f"""SELECT family_id, account_id, {_sqlite_expense(TABLE)} AS expense, count(*) AS n
+    FROM {TABLE} WHERE rowid > %s GROUP BY 1, 2, 3"""
+SQLITE_INSERT = (
+    Deferred(
+        table=TABLE,
+        name=TRIGGERS[0],
+        create=_SQLITE[0],
+        derive=(
+            f"""UPDATE {COUNTS} AS c SET row_count = c.row_count + new.n FROM ({_NEW}) AS new
+                WHERE c.family_id = new.family_id AND c.account_id = new.account_id
+                    AND c.expense = new.expense""",
+            f"""INSERT INTO {COUNTS} (family_id, account_id, expense, row_count)
+                SELECT family_id, account_id, expense, n FROM ({_NEW}) AS new
+                WHERE NOT EXISTS (SELECT 1 FROM {COUNTS} c WHERE c.family_id = new.family_id
+                    AND c.account_id = new.account_id AND c.expense = new.expense)""",
+        ),
+    ),
+)
 _RECOUNT = [
     f"DELETE FROM {COUNTS}",
     f"""INSERT INTO {COUNTS} (family_id, account_id, expense, row_count)

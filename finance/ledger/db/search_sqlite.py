@@ -22,6 +22,8 @@ from typing import Any
 
 from django.db import DatabaseError, connections, transaction
 
+from finance.ledger.db.triggers import Deferred
+
 logger = logging.getLogger("finance")
 
 TABLE = "finance_transaction"
@@ -61,6 +63,17 @@ TRIGGER_SQL = [
         DELETE FROM {MAP} WHERE txn_id = old.id;
     END""",
 ]
+# The insert trigger's work for every row above a rowid: a large insert's (deferred.py).
+SQLITE_INSERT = (
+    Deferred(
+        table=TABLE,
+        name=TRIGGERS[0],
+        create=TRIGGER_SQL[0],
+        derive=(
+            f"INSERT INTO {MAP} (txn_id) SELECT id FROM {TABLE} WHERE rowid > %s ORDER BY rowid",
+        ),
+    ),
+)
 REBUILD = [
     f"DELETE FROM {FTS}",
     f"DELETE FROM {MAP}",

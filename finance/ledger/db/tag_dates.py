@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from django.db import connections, transaction
 
-from finance.ledger.db.triggers import triggers_missing
+from finance.ledger.db.triggers import Deferred, triggers_missing
 
 TABLE = "finance_transaction"
 LINKS = "finance_transaction_tags"
@@ -67,6 +67,19 @@ _SQLITE = [
             WHERE transaction_id = new.id;
     END""",
 ]
+# The insert trigger's work for every link above an id: a large insert's (deferred.py).
+SQLITE_INSERT = (
+    Deferred(
+        table=LINKS,
+        name=TRIGGERS[0],
+        create=_SQLITE[0],
+        derive=(
+            f"""UPDATE {LINKS} SET (date, family_id) =
+                (SELECT t.date, t.family_id FROM {TABLE} t WHERE t.id = transaction_id)
+                WHERE id > %s""",
+        ),
+    ),
+)
 _SQLITE_REPAIR = f"""UPDATE {LINKS} SET (date, family_id) =
     (SELECT t.date, t.family_id FROM {TABLE} t WHERE t.id = transaction_id)
     WHERE EXISTS (SELECT 1 FROM {TABLE} t WHERE t.id = transaction_id

@@ -6,6 +6,7 @@ finance/row_counts.py)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -23,3 +24,14 @@ def triggers_missing(cursor: Any, vendor: str, names: Sequence[str]) -> set[str]
     sql, params = present_sql(vendor, names)
     cursor.execute(sql, params)
     return set(names) - {row[0] for row in cursor.fetchall()}
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """An insert trigger of `table`: its name, the statement creating it, and the statements
+    doing its work for every row whose rowid is above a bound (their one parameter)."""
+
+    table: str
+    name: str
+    create: str
+    derive: tuple[str, ...]
