@@ -16,6 +16,7 @@ from finance.ledger.db.search_sqlite import phrase as sqlite_phrase
 from finance.ledger.db.search_sqlite import search_index_refresh
 from finance.ledger.pairs import MAX_DAYS_APART, legs_lock, outflow_kind, unpaired
 from finance.ledger.rows import ROW_FIELDS
+from finance.ledger.snapshots import snapshot_hashes_record
 from finance.ledger.valuation import latest_prices, position_value
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "position_value",
     "row_counts_tidy",
     "search_index_refresh",
+    "snapshot_hashes_record",
     "sqlite_phrase",
     "trade_model",
     "unpaired",

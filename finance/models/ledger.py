@@ -259,6 +259,11 @@ class Transaction(models.Model):
     pending_settled = models.BooleanField(default=False)
     # The provider's last raw snapshot of this row (sync compares it to detect changes).
     provider_snapshot = models.JSONField(null=True, blank=True)
+    # The digest of that snapshot as the sync wrote it (providers/sync/apply.py): a re-sync
+    # compares digests, not snapshots. NULL: not known (rows synced before the column, restored
+    # rows); the sync then compares the snapshot itself and stores its digest. Nullable without
+    # a default, so that adding the column rebuilds no table (SQLite keeps its triggers).
+    provider_snapshot_hash = models.CharField(max_length=64, null=True, blank=True, editable=False)
     # The import that created this row, if any (imports revert exactly what they created).
     import_id = models.UUIDField(null=True, blank=True)
     # What the household's rules set on this row, in order of application:
