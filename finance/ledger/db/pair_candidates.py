@@ -6,7 +6,10 @@ The rules are transfer_matching's: opposite amounts in the same currency, differ
 dates at most `max_days` apart, neither leg in a transfer, the pair never rejected; the caller
 orders and chooses. "In no transfer" is written as two NOT EXISTS (anti-joins), not as the
 ORM's LEFT JOIN ... IS NULL: the planner estimated that at one row in thousands and joined the
-legs by a nested loop (10 s for 5,000 legs against 15,000)."""
+legs by a nested loop (10 s for 5,000 legs against 15,000). The other legs are first cut to the
+amounts a touched leg could pair with (a hash semi-join: exactly what the join's own
+`i.amount = -o.amount` keeps), so the in-no-transfer checks run on those alone, not on every
+leg of the date range: a 100,000-row first sync's 20 searches, 4.1 -> 2.9 s (one run each)."""
 
 from __future__ import annotations
 
@@ -48,7 +51,8 @@ def pair_candidates(
     # Both the touched legs and the others come from the ORM's own SQL (no input in the text).
     sql = (
         f"WITH t AS (SELECT * FROM ({t_sql}) AS s ({names}) WHERE {free}), "  # noqa: S608
-        f"c AS (SELECT * FROM ({c_sql}) AS s ({names}) WHERE {free}) "
+        f"c AS (SELECT * FROM ({c_sql}) AS s ({names}) "
+        f"WHERE s.amount IN (SELECT -t.amount FROM t) AND {free}) "
         f"SELECT * FROM ("
         f"SELECT {picked} FROM t AS o JOIN c AS i ON {match} WHERE o.amount > 0 "
         f"UNION SELECT {picked} FROM c AS o JOIN t AS i ON {match} WHERE o.amount > 0"
