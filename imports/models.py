@@ -74,6 +74,11 @@ class Import(models.Model):
     # Reported balances this import set from its statements' closing balances, with the values
     # they replaced, so that a revert puts them back: [{account_id, balance, at, previous_*}].
     balances_set = models.JSONField(default=list, blank=True)
+    # What the rows were parsed from (imports/services/reuse.py): the file's digest, the
+    # configuration, the fixed account, the default currency, the day and the parser's code.
+    # A later import with the same key copies these rows instead of parsing the file again.
+    # NULL: no complete parse of a CSV file.
+    parse_key = models.CharField(max_length=64, null=True, blank=True, editable=False)
     published_at = models.DateTimeField(null=True, blank=True)
     reverted_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -84,6 +89,11 @@ class Import(models.Model):
         indexes = [
             models.Index(fields=["family", "-created_at"], name="import_family_created"),
             models.Index(fields=["status", "updated_at"], name="import_status_updated"),
+            models.Index(
+                fields=["family", "parse_key"],
+                name="import_family_parse_key",
+                condition=models.Q(parse_key__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -42,6 +42,7 @@ from imports.services.formats import (
 from imports.services.mappings import mappings_sync
 from imports.services.progress import progress_clear, progress_write
 from imports.services.publish import import_blockers, import_publish
+from imports.services.reuse import earlier_parse, mapping_totals, parse_key_of, rows_copy
 from imports.services.rows import RowWriter
 from imports.services.stats import import_stats_refresh
 
@@ -79,7 +80,9 @@ def _mapping_values(
 
 
 def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | None = None) -> None:
-    """(Re)build the rows and mappings of an import from its file and configuration."""
+    """(Re)build the rows and mappings of an import from its file and configuration. A file
+    read the same way before by another import of the household has its rows copied from that
+    import instead (imports/services/reuse.py)."""
     imp = data_import
     if is_statement_import(imp):
         statement_rows_parse(data_import=imp, on_progress=on_progress)
@@ -87,14 +90,48 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
     config = imp.configuration
     ImportRow.objects.filter(data_import=imp).delete()
     fixed = imp.account
-    rules = RowRules(
-        date_format=config["date_format"],
-        number_format=config["number_format"],
-        inflows_positive=config["signage_convention"] == "inflows_positive",
-        default_currency=(fixed.currency if fixed else imp.family.currency),
-        is_currency=is_currency,
-        today=dt.date.today(),
-    )
+    currency = fixed.currency if fixed else imp.family.currency
+    today = dt.date.today()
+    key = parse_key_of(imp, default_currency=currency, today=today.isoformat())
+    known = imported_before(imp)
+    earlier = earlier_parse(imp, key)
+    if earlier is not None:
+        count = rows_copy(imp, earlier, marked=known is not None)
+        headers, encoding = earlier.headers, earlier.encoding
+        separator = earlier.configuration.get("col_sep")
+        totals = mapping_totals(earlier)
+    else:
+        rules = RowRules(
+            date_format=config["date_format"],
+            number_format=config["number_format"],
+            inflows_positive=config["signage_convention"] == "inflows_positive",
+            default_currency=currency,
+            is_currency=is_currency,
+            today=today,
+        )
+        count, headers, encoding, separator, totals = _rows_read(imp, rules, known, on_progress)
+    imp.headers = headers
+    imp.encoding = encoding
+    imp.configuration = {**config, "col_sep": separator}
+    imp.parse_key = key
+    imp.save(update_fields=["headers", "encoding", "configuration", "parse_key", "updated_at"])
+    mappings_sync(imp, totals)
+    import_duplicates_mark(data_import=imp, written_marked=known is not None)
+    import_stats_refresh(data_import=imp)
+    if on_progress:
+        on_progress(count)
+
+
+def _rows_read(
+    imp: Import,
+    rules: RowRules,
+    known: Callable[[list[str]], dict[str, Any]] | None,
+    on_progress: ProgressCallback | None,
+) -> tuple[int, list[str], str, str, dict[str, Counter[str]]]:
+    """Read, parse and write the file's rows; returns (rows written, headers, encoding,
+    separator, mapping value counts)."""
+    config = imp.configuration
+    fixed = imp.account
     totals: dict[str, Counter[str]] = {kind: Counter() for kind in ImportMapping.Kind.values}
     occurrences: dict[int, int] = {}
     with imp.file.open("rb") as stream:
@@ -108,7 +145,6 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
             raise ValidationFailed([f"file: {exc}"]) from None
         columns = _columns(reader.headers, config, fixed is not None)
         fixed_key = str(fixed.pk) if fixed else ""
-        known = imported_before(imp)
         rows = RowWriter(on_progress=on_progress, marks=known)
         for line_no, cells in reader.rows:
             parsed = parse_row(
@@ -143,16 +179,7 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
                 )
             )
         count = rows.finish()
-        del occurrences
-    imp.headers = reader.headers
-    imp.encoding = reader.encoding
-    imp.configuration = {**config, "col_sep": reader.separator}
-    imp.save(update_fields=["headers", "encoding", "configuration", "updated_at"])
-    mappings_sync(imp, totals)
-    import_duplicates_mark(data_import=imp, written_marked=known is not None)
-    import_stats_refresh(data_import=imp)
-    if on_progress:
-        on_progress(count)
+    return count, reader.headers, reader.encoding, reader.separator, totals
 
 
 def import_create(
@@ -211,7 +238,11 @@ def import_parse_failed(*, data_import: Import, error: FormatError) -> None:
     ImportMapping.objects.filter(data_import=imp).delete()
     message = f"The file cannot be read: {error}"[:1000]
     Import.objects.filter(pk=imp.pk).update(
-        status=Import.Status.FAILED, parsing=False, error=message, updated_at=timezone.now()
+        status=Import.Status.FAILED,
+        parsing=False,
+        error=message,
+        parse_key=None,
+        updated_at=timezone.now(),
     )
     import_stats_refresh(data_import=imp)
     imp.refresh_from_db()

@@ -1,0 +1,157 @@
+"""A re-import reuses the earlier parse: the same file, read the same way, gives the same rows.
+
+An import of a CSV file records its `parse_key` when its rows are complete: a digest of the
+file's bytes, the configuration it was read with, its fixed account, the default currency, the
+day (dates after it are refused) and the parser's own code. A later import of the household
+with the same key copies the earlier import's rows by one INSERT ... SELECT, marked in the
+same statement as the ledger rows they repeat (as a parse's RowWriter marks them), instead of
+reading, parsing and writing every row again from Python. Only what the parse produced is
+copied: what the household did to the earlier rows (skips, forces) and their marks are not.
+The mappings are rebuilt from the earlier import's value counts, resolved against the
+household's records as they are now."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from django.db import connection
+
+from finance.models import Transaction
+from imports.models import Import, ImportMapping, ImportRow
+from imports.services.sources import import_source
+
+# The modules whose code decides what a CSV row parses to: a change to any of them is a new
+# parser, whose rows are not the old parser's.
+PARSER_FILES = (
+    "parsing/csvfile.py",
+    "parsing/dates.py",
+    "parsing/detect.py",
+    "parsing/numbers.py",
+    "parsing/rows.py",
+    "services/config.py",
+    "services/parse.py",
+    "services/reuse.py",
+)
+# The columns a parse writes, copied as they are (`account_id` is the fixed account's).
+COPIED = (
+    "row_number",
+    "raw",
+    "date",
+    "amount",
+    "currency",
+    "name",
+    "category",
+    "tags",
+    "notes",
+    "account_value",
+    "valid",
+    "errors",
+    "occurrence",
+    "fingerprint",
+)
+
+
+@functools.lru_cache(maxsize=1)
+def _parser_digest() -> str:
+    base = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for name in PARSER_FILES:
+        digest.update(name.encode() + b"\0" + (base / name).read_bytes())
+    return digest.hexdigest()
+
+
+def parse_key_of(imp: Import, *, default_currency: str, today: str) -> str:
+    """The key of the rows a parse of this import would produce now."""
+    digest = hashlib.sha256()
+    with imp.file.open("rb") as stream:
+        for chunk in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(chunk)
+    context = {
+        "file": digest.hexdigest(),
+        "type": imp.type,
+        "configuration": imp.configuration,
+        "account": str(imp.account_id or ""),
+        "currency": default_currency,
+        "today": today,
+        "parser": _parser_digest(),
+    }
+    return hashlib.sha256(json.dumps(context, sort_keys=True).encode()).hexdigest()
+
+
+def earlier_parse(imp: Import, key: str) -> Import | None:
+    """The household's latest other import whose complete rows have this key."""
+    return (
+        Import.objects.filter(family_id=imp.family_id, parse_key=key, parsing=False)
+        .exclude(pk=imp.pk)
+        .order_by("-created_at", "-id")
+        .first()
+    )
+
+
+def rows_copy(imp: Import, earlier: Import, *, marked: bool) -> int:
+    """Copy the earlier import's rows into `imp` (which holds none) by one statement; returns
+    how many. `marked`: each row is written marked as the ledger row it repeats (the same
+    account, source and fingerprint), as `dedup.imported_before` marks a parse's rows."""
+    pg = connection.vendor == "postgresql"
+    qn = connection.ops.quote_name
+    rows, txns = qn(ImportRow._meta.db_table), qn(Transaction._meta.db_table)
+    true, false = ("true", "false") if pg else ("1", "0")
+
+    def key(value: Any) -> Any:
+        return value if pg or value is None else value.hex
+
+    names = ", ".join(qn(c) for c in COPIED)
+    copied = ", ".join(f"e.{qn(c)}" for c in COPIED)
+    params: dict[str, Any] = {
+        "new": key(imp.pk),
+        "earlier": key(earlier.pk),
+        "account": key(imp.account_id),
+        "source": import_source(imp),
+    }
+    if marked:
+        join = (
+            f"LEFT JOIN {txns} AS t ON e.fingerprint <> '' AND t.account_id = %(account)s "
+            "AND t.source = %(source)s AND t.external_id = e.fingerprint "
+            "AND (t.import_id IS NULL OR t.import_id <> %(new)s)"
+        )
+        marks = f"CASE WHEN t.id IS NULL THEN {false} ELSE {true} END, t.id"
+    else:
+        join, marks = "", f"{false}, NULL"
+    account = "CAST(%(account)s AS uuid)" if pg else "%(account)s"
+    sql = (
+        f"INSERT INTO {rows} (data_import_id, {names}, account_id, skipped, forced, "  # noqa: S608
+        "duplicate, duplicate_of, statement_number) "
+        f"SELECT %(new)s, {copied}, {account}, {false}, {false}, {marks}, NULL "
+        f"FROM {rows} AS e {join} WHERE e.data_import_id = %(earlier)s ORDER BY e.row_number"
+    )
+    with connection.cursor() as cur:
+        if pg and marked:
+            # A million rows joined by the ledger's unique key: by hash, never a nested loop
+            # over a stale row estimate (to the end of this statement's transaction, then put
+            # back, as pair_candidates does).
+            cur.execute(
+                "SELECT current_setting('enable_nestloop'), "
+                "set_config('enable_nestloop', 'off', true)"
+            )
+            nestloop = cur.fetchone()[0]
+            cur.execute(sql, params)
+            count = cur.rowcount
+            cur.execute("SELECT set_config('enable_nestloop', %s, true)", [nestloop])
+            return count
+        cur.execute(sql, params)
+        return cur.rowcount
+
+
+def mapping_totals(earlier: Import) -> dict[str, Counter[str]]:
+    """The value counts the earlier parse found (its mappings carry them)."""
+    totals: dict[str, Counter[str]] = {kind: Counter() for kind in ImportMapping.Kind.values}
+    for kind, value, count in ImportMapping.objects.filter(data_import=earlier).values_list(
+        "kind", "value", "rows_count"
+    ):
+        totals[kind][value] = count
+    return totals
