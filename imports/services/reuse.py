@@ -21,6 +21,7 @@ from typing import Any
 
 from django.db import connection
 
+from core.planner import hash_joins
 from finance.models import Transaction
 from imports.models import Import, ImportMapping, ImportRow
 from imports.services.sources import import_source
@@ -129,20 +130,8 @@ def rows_copy(imp: Import, earlier: Import, *, marked: bool) -> int:
         f"SELECT %(new)s, {copied}, {account}, {false}, {false}, {marks}, NULL "
         f"FROM {rows} AS e {join} WHERE e.data_import_id = %(earlier)s ORDER BY e.row_number"
     )
-    with connection.cursor() as cur:
-        if pg and marked:
-            # A million rows joined by the ledger's unique key: by hash, never a nested loop
-            # over a stale row estimate (to the end of this statement's transaction, then put
-            # back, as pair_candidates does).
-            cur.execute(
-                "SELECT current_setting('enable_nestloop'), "
-                "set_config('enable_nestloop', 'off', true)"
-            )
-            nestloop = cur.fetchone()[0]
-            cur.execute(sql, params)
-            count = cur.rowcount
-            cur.execute("SELECT set_config('enable_nestloop', %s, true)", [nestloop])
-            return count
+    with connection.cursor() as cur, hash_joins(cur):
+        # A million rows joined by the ledger's unique key: by hash, never a loop of probes.
         cur.execute(sql, params)
         return cur.rowcount
 

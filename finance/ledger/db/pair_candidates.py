@@ -19,6 +19,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import QuerySet
 
+from core.planner import hash_joins
 from finance.models import RejectedTransfer, Transfer
 
 _NAMES = ("id", "account_id", "account_type", "date", "amount", "currency", "created_at")
@@ -60,22 +61,8 @@ def pair_candidates(
         "WHERE r.outflow_transaction_id = p.o_id AND r.inflow_transaction_id = p.i_id)"
     )
     width = len(_NAMES)
-    with connection.cursor() as cursor:
-        # The sets are joined by hash or merge on the amount, never by a nested loop: on a
-        # table grown since its last ANALYZE (a first sync's earlier accounts, in their own
-        # transactions) the planner counts the legs as a handful and loops (minutes at 100k).
-        # A plan priced with nested loops disabled also passes the JIT's threshold, whose
-        # compiling alone took a second a statement: off too. Both only for this statement
-        # (set_config(..., true): to the end of the transaction, or its rollback).
-        cursor.execute(
-            "SELECT current_setting('enable_nestloop'), current_setting('jit'), "
-            "set_config('enable_nestloop', 'off', true), set_config('jit', 'off', true)"
-        )
-        nestloop, jit, _, _ = cursor.fetchone()
+    with connection.cursor() as cursor, hash_joins(cursor):
+        # The sets are joined by hash or merge on the amount, never by a nested loop
+        # (core/planner.py: a table grown since its last ANALYZE looked like a handful of rows).
         cursor.execute(sql, [*t_params, *c_params, max_days, max_days])
-        found = [(row[:width], row[width:]) for row in cursor.fetchall()]
-        cursor.execute(
-            "SELECT set_config('enable_nestloop', %s, true), set_config('jit', %s, true)",
-            [nestloop, jit],
-        )
-        return found
+        return [(row[:width], row[width:]) for row in cursor.fetchall()]
