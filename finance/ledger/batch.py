@@ -1,4 +1,5 @@
-"""The one way into the ledger: a batch of writes whose close derives everything else.
+"""The one way into the ledger: a batch of writes whose close derives everything else (its
+label writes, tags, edits and transfer legs, are finance/ledger/labels.py's).
 
     with ledger_batch(family=family) as batch:
         batch.add([(txn, tags)])
@@ -27,7 +28,7 @@ from django.utils import timezone
 from core.exact import ExactSum
 from finance.ledger.after import derive, merge_account_dates
 from finance.ledger.db.fastinsert import fast_insert, insert_select
-from finance.ledger.pairs import legs_kinds_set, legs_move_many, legs_reset, legs_unpair
+from finance.ledger.labels import LabelWrites
 from finance.ledger.rows import rows_insert
 from finance.ledger.rules import BatchRules
 from finance.models import Account, Category, Family, Merchant, Tag, Transaction
@@ -38,11 +39,10 @@ DELETE_BATCH = 5000
 # ledger table at its close (PostgreSQL): a re-import or a sync right after a large import
 # would otherwise be planned for the table as it was (a full index range per batch lookup).
 ANALYZE_ABOVE = 10_000
-EDIT_BATCH = 500
 FLOW_FIELDS = frozenset({"account", "account_id", "date", "amount", "excluded", "currency"})
 
 
-class LedgerBatch:
+class LedgerBatch(LabelWrites):
     """Writes of one unit of work. Use `ledger_batch()`, which closes it."""
 
     def __init__(self) -> None:
@@ -213,9 +213,6 @@ class LedgerBatch:
         else:
             txn.save(update_fields=list({*fields, "updated_at"}))
 
-    def set_tags(self, txn: Transaction, tags: Iterable[Tag]) -> None:
-        txn.tags.set(list(tags))
-
     def update_rows(self, queryset: QuerySet[Transaction], **values: Any) -> int:
         """One UPDATE over many rows (categorise, exclude, detach a deleted category)."""
         if FLOW_FIELDS & set(values):
@@ -229,68 +226,6 @@ class LedgerBatch:
         its exclusion, which a sync never lifts, even on rows the sync had excluded."""
         changing = queryset.exclude(excluded=excluded, excluded_by_sync=False)
         return self.update_rows(changing, excluded=excluded, excluded_by_sync=False)
-
-    def tag(self, queryset: QuerySet[Transaction], tag: Tag) -> int:
-        """Add the tag to every row that lacks it; returns how many gained it."""
-        through = Transaction.tags.through
-        ids = list(queryset.values_list("pk", flat=True))
-        already = set(_tagged(ids, tag))
-        links = [through(transaction_id=pk, tag=tag) for pk in ids if pk not in already]
-        through.objects.bulk_create(links, batch_size=1000)
-        Transaction.objects.filter(pk__in=[link.transaction_id for link in links]).update(
-            updated_at=timezone.now()
-        )
-        return len(links)
-
-    def supersede(self, pairs: Sequence[tuple[Transaction, Transaction]]) -> None:
-        """For each (old, new) pair, `new` stands for `old` from now on (a provider's posted
-        version of a pending row): old's tags join new's, a transfer old is a leg of moves to
-        new (with its kind) when new is a leg of none, and old is deleted. Field edits are the
-        caller's (`update`). A few queries for all the pairs, not a few per pair."""
-        if not pairs:
-            return
-        through = Transaction.tags.through
-        new_of = {old.pk: new.pk for old, new in pairs}
-        have = set(
-            through.objects.filter(transaction_id__in=new_of.values()).values_list(
-                "transaction_id", "tag_id"
-            )
-        )
-        moving = {
-            (new_of[old_id], tag_id)
-            for old_id, tag_id in through.objects.filter(transaction_id__in=new_of).values_list(
-                "transaction_id", "tag_id"
-            )
-        } - have
-        through.objects.bulk_create(
-            [through(transaction_id=txn_id, tag_id=tag_id) for txn_id, tag_id in moving]
-        )
-        legs_move_many(new_of.items())
-        self.delete(Transaction.objects.filter(pk__in=list(new_of)))
-
-    def untag(self, queryset: QuerySet[Transaction], tag: Tag) -> int:
-        """Take the tag off every row that has it; returns how many lost it."""
-        through = Transaction.tags.through
-        having = _tagged(list(queryset.values_list("pk", flat=True)), tag)
-        if having:
-            through.objects.filter(tag=tag, transaction_id__in=having).delete()
-            Transaction.objects.filter(pk__in=having).update(updated_at=timezone.now())
-        return len(having)
-
-    def mark_edited(self, queryset: QuerySet[Transaction], fields: Sequence[str]) -> None:
-        """The household set these fields of these rows itself (the admin's bulk actions): no
-        rule changes them again, and a re-sync leaves them alone."""
-        groups: dict[tuple[str, ...], list[uuid.UUID]] = {}
-        for pk, edited in queryset.values_list("pk", "edited_fields"):
-            edited = list(edited or ())
-            new = (*edited, *(f for f in fields if f not in edited))
-            if len(new) != len(edited):
-                groups.setdefault(new, []).append(pk)
-        for new, ids in groups.items():
-            for i in range(0, len(ids), EDIT_BATCH):
-                Transaction.objects.filter(pk__in=ids[i : i + EDIT_BATCH]).update(
-                    edited_fields=list(new)
-                )
 
     def delete_record(self, record: models.Model) -> None:
         """Delete a record that ledger rows point at (an account with its rows and balances,
@@ -334,19 +269,6 @@ class LedgerBatch:
             total += per_model.get(label, 0)
             if len(ids) < DELETE_BATCH:
                 return total
-
-    # -- pairs ------------------------------------------------------------------------------
-    def pair(self, inflow: Transaction, outflow: Transaction) -> None:
-        """The legs of a confirmed transfer take the kinds it gives them."""
-        legs_kinds_set(inflow.pk, outflow.pk, inflow.account.account_type)
-
-    def unpair(self, transaction_ids: Iterable[uuid.UUID]) -> None:
-        """The household said these legs are not a transfer: standard again."""
-        legs_unpair(transaction_ids)
-
-    def legs_reset(self, transaction_ids: Iterable[uuid.UUID]) -> None:
-        """These legs lost their transfer (the other leg went): plain again."""
-        legs_reset(transaction_ids)
 
     # -- balances ---------------------------------------------------------------------------
     def reported_balance(
@@ -402,9 +324,3 @@ def ledger_batch(*, family: Family | None = None) -> Iterator[LedgerBatch]:
             batch._family(family)
         yield batch
         batch.close()
-
-
-def _tagged(ids: list[uuid.UUID], tag: Tag) -> list[uuid.UUID]:
-    """Which of these transactions carry the tag."""
-    links = Transaction.tags.through.objects.filter(tag=tag, transaction_id__in=ids)
-    return list(links.values_list("transaction_id", flat=True))
