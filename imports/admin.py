@@ -28,6 +28,7 @@ from imports.admin_views import (
     review_context,
 )
 from imports.models import Import, ImportRow
+from imports.services.lending import import_delete
 from imports.services.publish import import_publish
 from imports.services.revert import import_revert
 
@@ -145,6 +146,13 @@ class ImportAdmin(HouseholdAdmin):
                 self.message_user(request, f"{imp}: {verb} started.", messages.SUCCESS)
             except ApplicationError as exc:
                 self.message_user(request, f"{imp}: {exc.message}", messages.ERROR)
+
+    def delete_model(self, request: HttpRequest, obj: Import) -> None:
+        import_delete(data_import=obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        for imp in queryset:
+            import_delete(data_import=imp)
 
     @admin.action(description="Publish selected imports")
     def publish_selected(self, request: HttpRequest, queryset: QuerySet) -> None:

@@ -23,6 +23,7 @@ from imports.forms import ImportConfigForm, ImportUploadForm, StatementConfigFor
 from imports.models import Import, ImportMapping, ImportRow, ImportStatement
 from imports.parsing.dates import DEFAULT_DATE_FORMAT
 from imports.services.formats import import_type_detect
+from imports.services.lending import import_rows_ensure
 from imports.services.mappings import import_mappings_update, import_rows_skip_invalid
 from imports.services.parse import import_configure, import_create
 from imports.services.progress import progress_read
@@ -99,6 +100,7 @@ def _upload_format(form: ImportUploadForm, upload: Any) -> tuple[str, dict[str, 
 def review_context(imp: Import, request: HttpRequest) -> dict[str, Any]:
     """The import's page: counts, rows (paged, filtered), mappings with their choices."""
     shown = request.GET.get("rows", "")
+    import_rows_ensure(data_import=imp)  # a re-import's borrowed rows: its own copy now
     rows = ImportRow.objects.filter(data_import=imp, **ROW_FILTERS.get(shown, {}))
     page = Paginator(rows.order_by("row_number"), ROWS_PER_PAGE).get_page(request.GET.get("page"))
     mappings = list(ImportMapping.objects.filter(data_import=imp).order_by("kind", "value"))

@@ -79,6 +79,21 @@ class Import(models.Model):
     # A later import with the same key copies these rows instead of parsing the file again.
     # NULL: no complete parse of a CSV file.
     parse_key = models.CharField(max_length=64, null=True, blank=True, editable=False)
+    # A re-import of a file read the same way borrows the earlier import's rows instead of
+    # holding a copy (imports/services/reuse.py): its rows are those rows as parsed, none
+    # skipped or forced, marked against the ledger when read. It gets a copy of its own the
+    # first time a row is listed or changed, or when it has rows to publish; the lender's
+    # rows are copied to its borrowers before they are parsed again or deleted (`lending.py`;
+    # the database's foreign key refuses a lender deleted any other way, and a household
+    # deleted whole takes both). NULL: the import holds its own rows.
+    rows_from = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        related_name="rows_lent",
+        editable=False,
+    )
     published_at = models.DateTimeField(null=True, blank=True)
     reverted_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

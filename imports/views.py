@@ -50,6 +50,7 @@ from imports.serializers import (
     row_representation,
 )
 from imports.services.config import CONFIG_KEYS
+from imports.services.lending import import_rows_ensure
 from imports.services.mappings import import_mappings_update, import_row_update
 from imports.services.parse import import_configure, import_create
 from imports.services.publish import import_blockers, import_publish
@@ -203,6 +204,7 @@ class ImportViewSet(FamilyViewSet):
     def rows(self, request: Request, pk: str) -> Response:
         imp = self.get_object()
         filters = QueryFilters(request.query_params).parse(ImportRowFilters)
+        import_rows_ensure(data_import=imp)  # a re-import's borrowed rows: its own copy now
         targets = mapping_targets(data_import=imp)
         return self._page(
             import_row_list(data_import=imp, filters=filters),
@@ -219,6 +221,7 @@ class ImportViewSet(FamilyViewSet):
     def row(self, request: Request, pk: str, row_number: str) -> Response:
         imp = self.get_object()
         number = int(row_number) if row_number.isascii() and row_number.isdigit() else None
+        import_rows_ensure(data_import=imp)
         row = (
             ImportRow.objects.filter(data_import=imp, row_number=number).first()
             if number is not None and number < 2**31

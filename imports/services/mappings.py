@@ -12,6 +12,7 @@ from core.errors import Conflict, ValidationFailed
 from finance.models import Account, Category, Tag
 from imports.models import Import, ImportMapping, ImportRow
 from imports.services.dedup import import_duplicates_mark
+from imports.services.lending import import_rows_ensure
 from imports.services.stats import import_stats_refresh
 
 NOT_IN_HOUSEHOLD = "does not exist in this household"
@@ -108,6 +109,7 @@ def import_rows_skip_invalid(*, data_import: Import) -> int:
     with transaction.atomic():
         imp = Import.objects.select_for_update().get(pk=data_import.pk)
         _require_pending(imp, "rows")
+        import_rows_ensure(data_import=imp)
         count = ImportRow.objects.filter(data_import=imp, valid=False, skipped=False).update(
             skipped=True
         )
@@ -132,9 +134,11 @@ def rows_accounts_resolve(*, data_import: Import) -> None:
     if imp.account_id is not None:
         return
     for mapping in ImportMapping.objects.filter(data_import=imp, kind="account"):
-        ImportRow.objects.filter(data_import=imp, account_value=mapping.value).update(
-            account_id=mapping.target_id or mapping.created_id
-        )
+        target = mapping.target_id or mapping.created_id
+        rows = ImportRow.objects.filter(data_import=imp, account_value=mapping.value)
+        # Only rows whose account changes are written (a publish re-resolves them all).
+        rows = rows.exclude(account_id=target) if target else rows.filter(account_id__isnull=False)
+        rows.update(account_id=target)
 
 
 def mappings_sync(imp: Import, totals: dict[str, Counter[str]]) -> None:

@@ -39,6 +39,7 @@ from imports.services.formats import (
     statement_file_check,
     statement_rows_parse,
 )
+from imports.services.lending import import_rows_lent_back
 from imports.services.mappings import mappings_sync
 from imports.services.progress import progress_clear, progress_write
 from imports.services.publish import import_blockers, import_publish
@@ -88,7 +89,9 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
         statement_rows_parse(data_import=imp, on_progress=on_progress)
         return
     config = imp.configuration
+    import_rows_lent_back(data_import=imp)
     ImportRow.objects.filter(data_import=imp).delete()
+    imp.rows_from = None
     fixed = imp.account
     currency = fixed.currency if fixed else imp.family.currency
     today = dt.date.today()
@@ -96,7 +99,11 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
     known = imported_before(imp)
     earlier = earlier_parse(imp, key)
     if earlier is not None:
-        count = rows_copy(imp, earlier, marked=known is not None)
+        if fixed is not None:  # borrowed, not copied: counted and marked by one join
+            imp.rows_from_id = earlier.rows_from_id or earlier.pk
+            count = (earlier.stats or {}).get("rows_count", 0)
+        else:
+            count = rows_copy(imp, earlier, marked=known is not None)
         headers, encoding = earlier.headers, earlier.encoding
         separator = earlier.configuration.get("col_sep")
         totals = mapping_totals(earlier)
@@ -114,7 +121,16 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
     imp.encoding = encoding
     imp.configuration = {**config, "col_sep": separator}
     imp.parse_key = key
-    imp.save(update_fields=["headers", "encoding", "configuration", "parse_key", "updated_at"])
+    imp.save(
+        update_fields=[
+            "headers",
+            "encoding",
+            "configuration",
+            "parse_key",
+            "rows_from",
+            "updated_at",
+        ]
+    )
     mappings_sync(imp, totals)
     import_duplicates_mark(data_import=imp, written_marked=known is not None)
     import_stats_refresh(data_import=imp)
@@ -233,6 +249,7 @@ def import_create(
 def import_parse_failed(*, data_import: Import, error: FormatError) -> None:
     """The file cannot be read: the import fails with nothing parsed, saying where."""
     imp = data_import
+    import_rows_lent_back(data_import=imp)
     ImportRow.objects.filter(data_import=imp).delete()
     ImportStatement.objects.filter(data_import=imp).delete()
     ImportMapping.objects.filter(data_import=imp).delete()
@@ -242,8 +259,10 @@ def import_parse_failed(*, data_import: Import, error: FormatError) -> None:
         parsing=False,
         error=message,
         parse_key=None,
+        rows_from=None,
         updated_at=timezone.now(),
     )
+    imp.rows_from = None
     import_stats_refresh(data_import=imp)
     imp.refresh_from_db()
 

@@ -22,6 +22,7 @@ from finance.ledger import ROW_FIELDS, LedgerBatch, ledger_batch
 from finance.models import Account, Category, Tag, Transaction
 from imports.models import Import, ImportMapping, ImportRow
 from imports.services.dedup import import_duplicates_mark
+from imports.services.lending import import_rows_ensure
 from imports.services.mappings import mapping_targets, rows_accounts_resolve
 from imports.services.progress import progress_clear, progress_write
 from imports.services.sources import import_source
@@ -204,11 +205,17 @@ def import_publish_run(*, import_id: uuid.UUID | str, on_progress: Any = None) -
             _materialize_mappings(imp)
             rows_accounts_resolve(data_import=imp)
             import_duplicates_mark(data_import=imp)
-            import_stats_refresh(data_import=imp)
+            stats = import_stats_refresh(data_import=imp)
+            if stats["rows_to_create"]:
+                import_rows_ensure(data_import=imp)  # borrowed rows: written from its own
             expected = expected_counts(data_import=imp)
             _write_transactions(imp, batch, on_progress)
             statement_balances_apply(data_import=imp, batch=batch)
-            processed = ImportRow.objects.filter(data_import=imp).count()
+            processed = (
+                stats["rows_count"]  # borrowed rows, all already in the ledger
+                if imp.rows_from_id is not None
+                else ImportRow.objects.filter(data_import=imp).count()
+            )
             Import.objects.filter(pk=imp.pk).update(
                 status=Import.Status.COMPLETE,
                 rows_processed=processed,

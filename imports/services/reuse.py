@@ -8,7 +8,16 @@ same statement as the ledger rows they repeat (as a parse's RowWriter marks them
 reading, parsing and writing every row again from Python. Only what the parse produced is
 copied: what the household did to the earlier rows (skips, forces) and their marks are not.
 The mappings are rebuilt from the earlier import's value counts, resolved against the
-household's records as they are now."""
+household's records as they are now.
+
+A re-import into a fixed account does not even copy them: it borrows them (`Import.rows_from`,
+the import that holds them). Its counts are read by one left join of the lender's rows with
+the ledger by the unique (account, source, external id) key, at parse and again at publish;
+a re-import whose every row is already in the ledger publishes without writing a row of any
+kind. It gets its own copy (`rows_borrow_end`, by the copy above) when a row is listed or
+changed, when it has rows to publish, when a transaction from elsewhere could match its rows
+by date, amount and name (dedup's row-by-row matching needs rows of its own), or before the
+lender's rows are parsed again or deleted."""
 
 from __future__ import annotations
 
@@ -20,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from django.db import connection
+from django.db.models import Max, Min, Q
 
 from core.planner import hash_joins
 from finance.models import Transaction
@@ -144,3 +154,87 @@ def mapping_totals(earlier: Import) -> dict[str, Counter[str]]:
     ):
         totals[kind][value] = count
     return totals
+
+
+def _vendor_values() -> tuple[bool, str, str, Any]:
+    pg = connection.vendor == "postgresql"
+    true, false = ("true", "false") if pg else ("1", "0")
+    return pg, true, false, (lambda v: v) if pg else (lambda v: None if v is None else v.hex)
+
+
+def borrowed_counts(imp: Import) -> dict[str, int]:
+    """The row counts of an import that borrows its rows: the lender's rows as parsed, none
+    skipped or forced, each valid row a duplicate when the ledger holds its fingerprint in the
+    account with the import's source (written by another import). One statement: the
+    lender's rows left-joined with the ledger by its unique key, by hash."""
+    _pg, true, _false, key = _vendor_values()
+    qn = connection.ops.quote_name
+    rows, txns = qn(ImportRow._meta.db_table), qn(Transaction._meta.db_table)
+    sql = (
+        f"SELECT COUNT(*), COALESCE(SUM(CASE WHEN r.valid = {true} THEN 1 ELSE 0 END), 0), "  # noqa: S608
+        f"COALESCE(SUM(CASE WHEN r.valid = {true} AND t.id IS NOT NULL THEN 1 ELSE 0 END), 0) "
+        f"FROM {rows} AS r LEFT JOIN {txns} AS t ON r.valid = {true} AND r.fingerprint <> '' "
+        "AND t.account_id = %(account)s AND t.source = %(source)s "
+        "AND t.external_id = r.fingerprint AND (t.import_id IS NULL OR t.import_id <> %(new)s) "
+        "WHERE r.data_import_id = %(lender)s"
+    )
+    params = {
+        "account": key(imp.account_id),
+        "source": import_source(imp),
+        "new": key(imp.pk),
+        "lender": key(imp.rows_from_id),
+    }
+    with connection.cursor() as cur, hash_joins(cur, work_mem="64MB"):
+        cur.execute(sql, params)
+        total, valid, duplicates = (int(n) for n in cur.fetchone())
+    return {
+        "rows_count": total,
+        "valid_rows_count": valid,
+        "invalid_rows_count": total - valid,
+        "skipped_rows_count": 0,
+        "duplicates_count": duplicates,
+        "rows_to_create": valid - duplicates,
+        "unresolved_account_rows": 0,
+    }
+
+
+def borrowed_marks_hold(imp: Import) -> bool:
+    """Whether a borrowing import's marks are still what `borrowed_counts` reads: its rows go
+    to a fixed account, and no transaction from elsewhere (another source: the API, a
+    provider, a manual entry) in that account falls within its rows' dates. Those are matched
+    by date, amount and name, occurrence by occurrence (dedup's `_match`), on rows of its own."""
+    if imp.account_id is None:
+        return False
+    source = import_source(imp)
+    elsewhere = (
+        Transaction.objects.filter(account_id=imp.account_id)
+        .filter(Q(source__isnull=True) | ~Q(source=source))
+        .exclude(import_id=imp.pk)
+    )
+    if not elsewhere.exists():
+        return True
+    span = ImportRow.objects.filter(data_import_id=imp.rows_from_id, valid=True).aggregate(
+        first=Min("date"), last=Max("date")
+    )
+    if span["first"] is None:
+        return True
+    return not elsewhere.filter(date__gte=span["first"], date__lte=span["last"]).exists()
+
+
+def rows_borrow_end(imp: Import) -> bool:
+    """Give a borrowing import rows of its own: the lender's, copied by one statement and
+    marked as the ledger rows they repeat (same account, source and fingerprint). False: it
+    held its own rows already. The caller refreshes the other marks and the counts."""
+    lender_id = (
+        Import.objects.select_for_update()
+        .filter(pk=imp.pk)
+        .values_list("rows_from_id", flat=True)
+        .first()
+    )
+    if lender_id is None:
+        imp.rows_from = None
+        return False
+    rows_copy(imp, Import.objects.get(pk=lender_id), marked=True)
+    Import.objects.filter(pk=imp.pk).update(rows_from=None)
+    imp.rows_from = None
+    return True

@@ -5,21 +5,25 @@ from __future__ import annotations
 from django.db.models import Count, Q
 
 from imports.models import Import, ImportMapping, ImportRow
+from imports.services.reuse import borrowed_counts
 
 TO_CREATE = Q(valid=True, skipped=False, duplicate=False)
 
 
 def import_stats_refresh(*, data_import: Import) -> dict[str, int]:
     imp = data_import
-    rows = ImportRow.objects.filter(data_import=imp).aggregate(
-        rows_count=Count("id"),
-        valid_rows_count=Count("id", filter=Q(valid=True)),
-        invalid_rows_count=Count("id", filter=Q(valid=False, skipped=False)),
-        skipped_rows_count=Count("id", filter=Q(skipped=True)),
-        duplicates_count=Count("id", filter=Q(duplicate=True)),
-        rows_to_create=Count("id", filter=TO_CREATE),
-        unresolved_account_rows=Count("id", filter=TO_CREATE & Q(account_id__isnull=True)),
-    )
+    if imp.rows_from_id is not None:  # borrowed rows (reuse.py): marked as they are counted
+        rows = borrowed_counts(imp)
+    else:
+        rows = ImportRow.objects.filter(data_import=imp).aggregate(
+            rows_count=Count("id"),
+            valid_rows_count=Count("id", filter=Q(valid=True)),
+            invalid_rows_count=Count("id", filter=Q(valid=False, skipped=False)),
+            skipped_rows_count=Count("id", filter=Q(skipped=True)),
+            duplicates_count=Count("id", filter=Q(duplicate=True)),
+            rows_to_create=Count("id", filter=TO_CREATE),
+            unresolved_account_rows=Count("id", filter=TO_CREATE & Q(account_id__isnull=True)),
+        )
     maps = ImportMapping.objects.filter(data_import=imp).aggregate(
         mappings_count=Count("id"),
         unassigned_mappings_count=Count("id", filter=Q(target_id__isnull=True, create_new=False)),

@@ -528,15 +528,15 @@ def import_rows_rewritten(import_id: str | None = None):
         out[0] = cur.fetchone()[0]
 
 
-def test_reimport_rows_written_marked_and_publish_rewrites_none(
-    alice, django_capture_on_commit_callbacks
-):
-    """A re-import of an all-duplicate file: its rows are written marked when the file is read
-    (never rewritten), and its publish writes no ledger row and rewrites no import row."""
+def test_reimport_borrows_rows_and_publish_writes_none(alice, django_capture_on_commit_callbacks):
+    """A re-import of an all-duplicate file into a fixed account borrows the earlier import's
+    rows: it writes no import row when the file is read, its counts say every row repeats a
+    transaction, and its publish writes no ledger row and no import row. Its rows, once
+    listed, are its own copies, each naming the transaction it repeats."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from imports.models import ImportRow
+    from imports.models import Import, ImportRow
 
     account = alice.account(currency="EUR")
     first = european_import(alice, account).json()["data"]
@@ -544,38 +544,37 @@ def test_reimport_rows_written_marked_and_publish_rewrites_none(
         "complete"
     )
     stored = set(Transaction.objects.filter(account=account).values_list("pk", flat=True))
+    row_table = ImportRow._meta.db_table
 
-    if connection.vendor == "sqlite":
-        with import_rows_rewritten() as marked:
-            again = european_import(alice, account).json()["data"]
-        assert marked == [0]  # written marked, as the ledger rows they repeat
-    else:
+    with CaptureQueriesContext(connection) as reading:
         again = european_import(alice, account).json()["data"]
     assert again["stats"]["duplicates_count"] == 5
-    marks = dict(
-        ImportRow.objects.filter(data_import_id=again["id"]).values_list("id", "duplicate_of")
-    )
-    assert set(marks.values()) == stored  # each row names the transaction it repeats
+    assert again["stats"]["rows_count"] == 5
+    assert again["verification"]["expected_record_counts"]["transactions"] == 0
+    assert Import.objects.get(pk=again["id"]).rows_from_id is not None
+    assert not ImportRow.objects.filter(data_import_id=again["id"]).exists()
+    assert not [q for q in reading.captured_queries if f'INSERT INTO "{row_table}"' in q["sql"]]
 
-    with (
-        import_rows_rewritten(again["id"]) as rewritten,
-        CaptureQueriesContext(connection) as publishing,
-    ):
+    with CaptureQueriesContext(connection) as publishing:
         second = publish(alice.client, again["id"], django_capture_on_commit_callbacks)
     assert second["status"] == "complete"
     assert second["verification"]["readback"]["status"] == "matched"
-    assert rewritten == [0]
-    txn_table = Transaction._meta.db_table
-    assert not [
+    assert second["stats"]["duplicates_count"] == 5
+    written = [
         q["sql"]
         for q in publishing.captured_queries
-        if q["sql"].lstrip().upper().startswith(("INSERT", "COPY")) and txn_table in q["sql"]
+        if q["sql"].lstrip().upper().startswith(("INSERT", "COPY", "UPDATE"))
+        and (Transaction._meta.db_table in q["sql"] or row_table in q["sql"])
     ]
+    assert not written
     assert set(Transaction.objects.filter(account=account).values_list("pk", flat=True)) == stored
-    assert (
-        dict(ImportRow.objects.filter(data_import_id=again["id"]).values_list("id", "duplicate_of"))
-        == marks
-    )
+    assert not ImportRow.objects.filter(data_import_id=again["id"]).exists()
+
+    listed = alice.client.get(f"/api/v1/imports/{again['id']}/rows").json()["data"]
+    assert [row["duplicate"] for row in listed] == [True] * 5
+    assert {row["duplicate_of"] for row in listed} == {str(pk) for pk in stored}
+    assert ImportRow.objects.filter(data_import_id=again["id"]).count() == 5
+    assert Import.objects.get(pk=again["id"]).rows_from_id is None
 
 
 def test_reimport_with_an_account_column_is_marked_by_the_join(
@@ -594,7 +593,9 @@ def test_reimport_with_an_account_column_is_marked_by_the_join(
     assert again["stats"]["duplicates_count"] == 2
     marked = rows(alice.client, again["id"])
     assert {r["duplicate_of"] for r in marked} == {str(pk) for pk in stored}
-    second = publish(alice.client, again["id"], django_capture_on_commit_callbacks)
+    with import_rows_rewritten(again["id"]) as rewritten:
+        second = publish(alice.client, again["id"], django_capture_on_commit_callbacks)
+    assert rewritten == [0]
     assert second["status"] == "complete"
     assert second["verification"]["readback"]["checked_counts"]["transactions"] == 0
     assert Transaction.objects.filter(family=alice.family).count() == 2

@@ -1,7 +1,8 @@
-"""A re-import of a file read the same way copies the earlier parse (issue 19): the rows are
-those a parse gives, field by field; what the household did to the earlier rows is not
-copied; the marks are the ledger's as it is now; any difference in the file, the reading,
-the account or the household parses again."""
+"""A re-import of a file read the same way reuses the earlier parse (issue 19): it copies the
+earlier rows, or into a fixed account borrows them until it needs its own (then copied); the
+rows are those a parse gives, field by field; what the household did to the earlier rows is
+not copied; the marks are the ledger's as it is now; any difference in the file, the
+reading, the account or the household parses again."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from finance.models import Transaction
 from imports.models import Import, ImportMapping, ImportRow
+from imports.services.lending import import_rows_ensure
 from imports.services.reuse import COPIED
 from tests.imports.test_imports_api import publish, revert, upload
 
@@ -29,7 +31,8 @@ ROWS = "imports_importrow"
 
 
 def uploaded(alice, content=CSV, **fields) -> tuple[dict, bool]:
-    """Upload; returns (the import, whether its rows were copied from an earlier import)."""
+    """Upload; returns (the import, whether it reused an earlier import's rows: copied them,
+    or borrows them)."""
     with CaptureQueriesContext(connection) as queries:
         response = upload(alice.client, content, **fields)
     assert response.status_code == 201, response.content
@@ -39,10 +42,14 @@ def uploaded(alice, content=CSV, **fields) -> tuple[dict, bool]:
         and ROWS in q["sql"]
         for q in queries.captured_queries
     )
-    return response.json()["data"], copied
+    data = response.json()["data"]
+    borrows = Import.objects.get(pk=data["id"]).rows_from_id is not None
+    return data, copied or borrows
 
 
 def parsed(import_id) -> list[tuple]:
+    """The import's rows (a borrowing import's own copies, made as a listing makes them)."""
+    import_rows_ensure(data_import=Import.objects.get(pk=import_id))
     return list(
         ImportRow.objects.filter(data_import_id=import_id)
         .order_by("row_number")
@@ -51,9 +58,9 @@ def parsed(import_id) -> list[tuple]:
 
 
 def skip_invalid(alice, import_id) -> None:
-    for number in ImportRow.objects.filter(data_import_id=import_id, valid=False).values_list(
-        "row_number", flat=True
-    ):
+    listed = alice.client.get(f"/api/v1/imports/{import_id}/rows?valid=false&per_page=100")
+    assert listed.status_code == 200, listed.content
+    for number in [row["row_number"] for row in listed.json()["data"]]:
         response = alice.client.patch(
             f"/api/v1/imports/{import_id}/rows/{number}", {"skip": True}, format="json"
         )

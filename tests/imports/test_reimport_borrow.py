@@ -1,0 +1,220 @@
+"""A re-import into a fixed account borrows the earlier import's rows (issue 19): it holds none
+until it needs its own, and whatever happens to the lender, the borrower's rows stay what
+its parse gave; whatever happens to the ledger, its counts and marks follow it."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+
+from finance.models import Family, Transaction
+from imports.models import Import, ImportRow
+from tests.imports.test_admin import _admin
+from tests.imports.test_imports_api import publish, revert, rows
+from tests.imports.test_reimport_reuse import CSV, parsed, skip_invalid, uploaded
+
+pytestmark = pytest.mark.django_db
+
+
+def own_rows(import_id) -> int:
+    return ImportRow.objects.filter(data_import_id=import_id).count()
+
+
+def counts(import_id) -> dict:
+    """Every count the import keeps (the API shows some of them)."""
+    return Import.objects.get(pk=import_id).stats
+
+
+def borrows(import_id) -> bool:
+    return Import.objects.get(pk=import_id).rows_from_id is not None
+
+
+@pytest.fixture
+def published(alice, django_capture_on_commit_callbacks):
+    """An account, and the CSV imported into it and published (invalid rows skipped)."""
+    account = alice.account()
+    first, _ = uploaded(alice, account_id=str(account.pk))
+    skip_invalid(alice, first["id"])
+    done = publish(alice.client, first["id"], django_capture_on_commit_callbacks)
+    assert done["status"] == "complete", done
+    return account, first
+
+
+def test_a_borrowing_import_counts_as_its_own_rows_would(alice, published):
+    account, _ = published
+    again, reused = uploaded(alice, account_id=str(account.pk))
+    assert reused and borrows(again["id"]) and own_rows(again["id"]) == 0
+    stats = counts(again["id"])
+    # The first import's rows as parsed: 6 rows, 2 invalid, the 4 valid ones in the ledger.
+    assert (stats["rows_count"], stats["valid_rows_count"], stats["invalid_rows_count"]) == (
+        6,
+        4,
+        2,
+    )
+    assert (stats["duplicates_count"], stats["rows_to_create"], stats["skipped_rows_count"]) == (
+        4,
+        0,
+        0,
+    )
+    # The same counts as the copy it gets once its rows are listed.
+    listed = rows(alice.client, again["id"])
+    assert not borrows(again["id"]) and own_rows(again["id"]) == 6
+    assert counts(again["id"]) == stats
+    stored = set(Transaction.objects.filter(account=account).values_list("pk", flat=True))
+    assert {r["duplicate_of"] for r in listed if r["duplicate"]} == {str(pk) for pk in stored}
+    assert not any(r["skipped"] for r in listed)  # the lender's skips are its own
+
+
+def test_rows_no_longer_in_the_ledger_are_published_from_a_copy(
+    alice, published, django_capture_on_commit_callbacks
+):
+    account, first = published
+    revert(alice.client, first["id"], django_capture_on_commit_callbacks)
+    assert not Transaction.objects.filter(account=account).exists()
+    again, _ = uploaded(alice, account_id=str(account.pk))
+    assert borrows(again["id"])
+    assert counts(again["id"])["rows_to_create"] == 4
+    assert again["stats"]["duplicates_count"] == 0
+    skip_invalid(alice, again["id"])  # a row changed: its own copy
+    assert not borrows(again["id"])
+    done = publish(alice.client, again["id"], django_capture_on_commit_callbacks)
+    assert done["status"] == "complete"
+    assert done["verification"]["readback"]["status"] == "matched"
+    assert Transaction.objects.filter(account=account, import_id=again["id"]).count() == 4
+
+
+def test_a_borrower_with_rows_to_create_publishes_them(alice, django_capture_on_commit_callbacks):
+    """Publishing a borrower whose rows are not all in the ledger copies them first: the
+    publish writes exactly the missing rows."""
+    account = alice.account()
+    content = b"date,name,amount\n2024-03-01,Rent,-1100.00\n2024-03-02,Coffee,-3.50\n"
+    first, _ = uploaded(alice, content, account_id=str(account.pk))
+    publish(alice.client, first["id"], django_capture_on_commit_callbacks)
+    rent = Transaction.objects.get(account=account, name="Rent")
+    alice.client.delete(f"/api/v1/transactions/{rent.pk}")
+    assert Transaction.objects.filter(account=account).count() == 1
+    again, _ = uploaded(alice, content, account_id=str(account.pk))
+    assert borrows(again["id"]) and counts(again["id"])["rows_to_create"] == 1
+    done = publish(alice.client, again["id"], django_capture_on_commit_callbacks)
+    assert done["status"] == "complete"
+    assert done["verification"]["readback"]["status"] == "matched"
+    assert done["verification"]["readback"]["checked_counts"]["transactions"] == 1
+    assert Transaction.objects.filter(account=account, import_id=again["id"]).get().name == "Rent"
+    assert own_rows(again["id"]) == 2
+
+
+def test_a_match_from_elsewhere_gives_the_borrower_rows_marked_one_by_one(
+    alice, published, django_capture_on_commit_callbacks
+):
+    """A transaction entered by hand with a row's date, amount and name is matched by
+    occurrence, on rows of the import's own."""
+    account, first = published
+    revert(alice.client, first["id"], django_capture_on_commit_callbacks)
+    coffee = ImportRow.objects.filter(data_import_id=first["id"], name="Coffee").first()
+    body = {
+        "account_id": str(account.pk),
+        "date": coffee.date.isoformat(),
+        "amount": str(coffee.amount),
+        "name": "Coffee",
+    }
+    made = alice.client.post("/api/v1/transactions", {"transaction": body}, format="json")
+    assert made.status_code == 201, made.content
+    again, reused = uploaded(alice, account_id=str(account.pk))
+    assert reused and not borrows(again["id"]) and own_rows(again["id"]) == 6
+    # Two identical coffee rows, one such transaction: the first occurrence repeats it.
+    assert again["stats"]["duplicates_count"] == 1
+    marked = [r for r in rows(alice.client, again["id"]) if r["duplicate"]]
+    assert [(r["name"], r["occurrence"], r["duplicate_of"]) for r in marked] == [
+        ("Coffee", 1, made.json()["id"])
+    ]
+
+
+def test_a_lender_parsed_again_first_gives_its_borrowers_their_rows(alice, published):
+    account, first = published
+    again, _ = uploaded(alice, account_id=str(account.pk))
+    assert Import.objects.get(pk=again["id"]).rows_from_id == Import.objects.get(pk=first["id"]).pk
+    # The lender is complete; a third, pending, import borrows from the same rows and lends
+    # them on to nobody: reconfiguring the second (a borrower) drops its borrowing.
+    third, _ = uploaded(alice, account_id=str(account.pk))
+    assert str(Import.objects.get(pk=third["id"]).rows_from_id) == first["id"]
+    before = parsed(first["id"])
+    lender = Import.objects.get(pk=first["id"])
+    Import.objects.filter(pk=lender.pk).update(status=Import.Status.PENDING)
+    response = alice.client.patch(
+        f"/api/v1/imports/{first['id']}", {"signage_convention": "inflows_negative"}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    assert not borrows(again["id"]) and not borrows(third["id"])
+    shape = [r[:-5] for r in before]  # the copied columns, without the lender's own choices
+    assert [r[:-5] for r in parsed(again["id"])] == shape
+    assert [r[:-5] for r in parsed(third["id"])] == shape
+    assert [r[:-5] for r in parsed(first["id"])] != shape  # the lender was read anew
+
+
+def test_changing_a_borrowers_mappings_keeps_it_borrowing(alice, published):
+    account, _ = published
+    again, _ = uploaded(alice, account_id=str(account.pk))
+    mapping = alice.client.get(f"/api/v1/imports/{again['id']}/mappings").json()["data"][0]
+    response = alice.client.patch(
+        f"/api/v1/imports/{again['id']}/mappings",
+        {"mappings": [{"id": mapping["id"], "create_new": False, "target_id": None}]},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    assert borrows(again["id"]) and own_rows(again["id"]) == 0
+    stats = alice.client.get(f"/api/v1/imports/{again['id']}").json()["data"]["stats"]
+    assert counts(again["id"])["duplicates_count"] == 4
+    assert stats["unassigned_mappings_count"] == 1
+
+
+def test_forcing_a_borrowed_row_makes_the_rows_its_own(alice, published):
+    account, _ = published
+    again, _ = uploaded(alice, account_id=str(account.pk))
+    response = alice.client.patch(
+        f"/api/v1/imports/{again['id']}/rows/5", {"skip": True}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    assert response.json()["data"]["skipped"] is True
+    assert not borrows(again["id"]) and own_rows(again["id"]) == 6
+    assert ImportRow.objects.get(data_import_id=again["id"], row_number=5).skipped
+
+
+def test_a_lender_deleted_in_the_admin_leaves_its_borrowers_their_rows(alice, published):
+    account, first = published
+    second, _ = uploaded(alice, account_id=str(account.pk))
+    assert borrows(second["id"])
+    before = parsed(first["id"])
+    third, _ = uploaded(alice, account_id=str(account.pk))
+    assert borrows(third["id"])
+    client = _admin(alice)
+    response = client.post(f"/admin/imports/import/{first['id']}/delete/", {"post": "yes"})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert not Import.objects.filter(pk=first["id"]).exists()
+    assert not borrows(third["id"])
+    assert [r[:-5] for r in parsed(third["id"])] == [r[:-5] for r in before]
+
+
+def test_a_lender_deleted_behind_the_services_back_is_refused(alice, published):
+    account, first = published
+    again, _ = uploaded(alice, account_id=str(account.pk))
+    assert borrows(again["id"])
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Import.objects.filter(pk=first["id"]).delete()
+        connection.check_constraints()
+
+
+def test_a_household_deleted_whole_takes_lender_and_borrowers(alice, published):
+    account, _ = published
+    again, _ = uploaded(alice, account_id=str(account.pk))
+    assert borrows(again["id"])
+    family_id = alice.family.pk
+    with transaction.atomic():
+        Family.objects.get(pk=family_id).delete()
+        connection.check_constraints()
+    assert not Import.objects.filter(family_id=family_id).exists()
+
+
+def test_another_households_rows_are_never_borrowed(alice, charlie):
+    uploaded(alice, account_id=str(alice.account().pk))
+    theirs, reused = uploaded(charlie, CSV, account_id=str(charlie.account().pk))
+    assert not reused and not borrows(theirs["id"])
