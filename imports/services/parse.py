@@ -43,7 +43,13 @@ from imports.services.lending import import_rows_lent_back
 from imports.services.mappings import mappings_sync
 from imports.services.progress import progress_clear, progress_write
 from imports.services.publish import import_blockers, import_publish
-from imports.services.reuse import earlier_parse, mapping_totals, parse_key_of, rows_copy
+from imports.services.reuse import (
+    earlier_parse,
+    lender_hold,
+    mapping_totals,
+    parse_key_of,
+    rows_copy,
+)
 from imports.services.rows import RowWriter
 from imports.services.stats import import_stats_refresh
 
@@ -98,9 +104,11 @@ def import_rows_parse(*, data_import: Import, on_progress: ProgressCallback | No
     key = parse_key_of(imp, default_currency=currency, today=today.isoformat())
     known = imported_before(imp)
     earlier = earlier_parse(imp, key)
+    if earlier is not None and fixed is not None:
+        earlier = lender_hold(earlier, key)  # the import holding the rows; None: parse
     if earlier is not None:
         if fixed is not None:  # borrowed, not copied: counted and marked by one join
-            imp.rows_from_id = earlier.rows_from_id or earlier.pk
+            imp.rows_from = earlier
             count = (earlier.stats or {}).get("rows_count", 0)
         else:
             count = rows_copy(imp, earlier, marked=known is not None)

@@ -104,6 +104,18 @@ def earlier_parse(imp: Import, key: str) -> Import | None:
     )
 
 
+def lender_hold(earlier: Import, key: str) -> Import | None:
+    """The import holding `earlier`'s rows (itself, or the one it borrows from), locked until
+    this transaction ends against being parsed again (which lends its rows back first), if
+    those rows are still the parse of `key`. None: they are being read anew (a reparse in a
+    worker holds the lock, or set `parsing`) or were (another key): copy instead."""
+    return (
+        Import.objects.select_for_update(no_key=True)
+        .filter(pk=earlier.rows_from_id or earlier.pk, parse_key=key, parsing=False)
+        .first()
+    )
+
+
 def rows_copy(imp: Import, earlier: Import, *, marked: bool) -> int:
     """Copy the earlier import's rows into `imp` (which holds none) by one statement; returns
     how many. `marked`: each row is written marked as the ledger row it repeats (the same

@@ -218,3 +218,15 @@ def test_another_households_rows_are_never_borrowed(alice, charlie):
     uploaded(alice, account_id=str(alice.account().pk))
     theirs, reused = uploaded(charlie, CSV, account_id=str(charlie.account().pk))
     assert not reused and not borrows(theirs["id"])
+
+
+def test_rows_being_read_anew_are_not_borrowed(alice, published):
+    """A borrower's lender that is being parsed again (a worker holds it, `parsing`): a new
+    upload of the same file reads the file itself, never the rows about to be replaced."""
+    account, first = published
+    again, _ = uploaded(alice, account_id=str(account.pk))
+    assert borrows(again["id"])
+    Import.objects.filter(pk=first["id"]).update(parsing=True)
+    third, reused = uploaded(alice, account_id=str(account.pk))
+    assert not reused and own_rows(third["id"]) == 6
+    assert [r[:-5] for r in parsed(third["id"])] == [r[:-5] for r in parsed(again["id"])]
