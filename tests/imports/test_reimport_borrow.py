@@ -230,3 +230,30 @@ def test_rows_being_read_anew_are_not_borrowed(alice, published):
     third, reused = uploaded(alice, account_id=str(account.pk))
     assert not reused and own_rows(third["id"]) == 6
     assert [r[:-5] for r in parsed(third["id"])] == [r[:-5] for r in parsed(again["id"])]
+
+
+def test_a_borrowed_publish_reverts_and_publishes_again(alice, django_capture_on_commit_callbacks):
+    """A borrower published with every row in the ledger wrote nothing, so its revert removes
+    nothing; once the rows it repeats are gone (the lender reverted), publishing it again
+    writes them from a copy of its own."""
+    account = alice.account()
+    content = b"date,name,amount\n2024-03-01,Rent,-1100.00\n2024-03-02,Coffee,-3.50\n"
+    lender, _ = uploaded(alice, content, account_id=str(account.pk))
+    publish(alice.client, lender["id"], django_capture_on_commit_callbacks)
+    stored = set(Transaction.objects.filter(account=account).values_list("pk", flat=True))
+    borrower, _ = uploaded(alice, content, account_id=str(account.pk))
+    assert borrows(borrower["id"])
+    done = publish(alice.client, borrower["id"], django_capture_on_commit_callbacks)
+    assert done["status"] == "complete" and borrows(borrower["id"])
+    assert Import.objects.get(pk=borrower["id"]).rows_processed == 2
+    undone = revert(alice.client, borrower["id"], django_capture_on_commit_callbacks)
+    assert undone["status"] == "pending" and borrows(borrower["id"])
+    assert counts(borrower["id"])["duplicates_count"] == 2
+    assert set(Transaction.objects.filter(account=account).values_list("pk", flat=True)) == stored
+    revert(alice.client, lender["id"], django_capture_on_commit_callbacks)
+    assert not Transaction.objects.filter(account=account).exists()
+    again = publish(alice.client, borrower["id"], django_capture_on_commit_callbacks)
+    assert again["status"] == "complete"
+    assert again["verification"]["readback"]["status"] == "matched"
+    assert not borrows(borrower["id"]) and own_rows(borrower["id"]) == 2
+    assert Transaction.objects.filter(import_id=borrower["id"]).count() == 2
