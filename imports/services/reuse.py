@@ -25,6 +25,7 @@ import functools
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +117,24 @@ def lender_hold(earlier: Import, key: str) -> Import | None:
     )
 
 
+def _sql_values() -> tuple[str, str, Callable[[Any], Any]]:
+    """This database's true and false, and how it takes a UUID parameter (SQLite: hex)."""
+    if connection.vendor == "postgresql":
+        return "true", "false", lambda value: value
+    return "1", "0", lambda value: None if value is None else value.hex
+
+
+def _repeated(alias: str) -> str:
+    """The join condition of the ledger row `t` an import row `alias` repeats: the import's
+    account (`%(account)s`) and source (`%(source)s`), the row's fingerprint as external id,
+    not written by the import itself (`%(new)s`): the ledger's unique key."""
+    return (
+        f"{alias}.fingerprint <> '' AND t.account_id = %(account)s AND t.source = %(source)s "
+        f"AND t.external_id = {alias}.fingerprint "
+        "AND (t.import_id IS NULL OR t.import_id <> %(new)s)"
+    )
+
+
 def rows_copy(imp: Import, earlier: Import, *, marked: bool) -> int:
     """Copy the earlier import's rows into `imp` (which holds none) by one statement; returns
     how many. `marked`: each row is written marked as the ledger row it repeats (the same
@@ -123,11 +142,7 @@ def rows_copy(imp: Import, earlier: Import, *, marked: bool) -> int:
     pg = connection.vendor == "postgresql"
     qn = connection.ops.quote_name
     rows, txns = qn(ImportRow._meta.db_table), qn(Transaction._meta.db_table)
-    true, false = ("true", "false") if pg else ("1", "0")
-
-    def key(value: Any) -> Any:
-        return value if pg or value is None else value.hex
-
+    true, false, key = _sql_values()
     names = ", ".join(qn(c) for c in COPIED)
     copied = ", ".join(f"e.{qn(c)}" for c in COPIED)
     params: dict[str, Any] = {
@@ -137,11 +152,7 @@ def rows_copy(imp: Import, earlier: Import, *, marked: bool) -> int:
         "source": import_source(imp),
     }
     if marked:
-        join = (
-            f"LEFT JOIN {txns} AS t ON e.fingerprint <> '' AND t.account_id = %(account)s "
-            "AND t.source = %(source)s AND t.external_id = e.fingerprint "
-            "AND (t.import_id IS NULL OR t.import_id <> %(new)s)"
-        )
+        join = f"LEFT JOIN {txns} AS t ON {_repeated('e')}"
         marks = f"CASE WHEN t.id IS NULL THEN {false} ELSE {true} END, t.id"
     else:
         join, marks = "", f"{false}, NULL"
@@ -168,26 +179,18 @@ def mapping_totals(earlier: Import) -> dict[str, Counter[str]]:
     return totals
 
 
-def _vendor_values() -> tuple[bool, str, str, Any]:
-    pg = connection.vendor == "postgresql"
-    true, false = ("true", "false") if pg else ("1", "0")
-    return pg, true, false, (lambda v: v) if pg else (lambda v: None if v is None else v.hex)
-
-
 def borrowed_counts(imp: Import) -> dict[str, int]:
     """The row counts of an import that borrows its rows: the lender's rows as parsed, none
     skipped or forced, each valid row a duplicate when the ledger holds its fingerprint in the
     account with the import's source (written by another import). One statement: the
     lender's rows left-joined with the ledger by its unique key, by hash."""
-    _pg, true, _false, key = _vendor_values()
+    true, _false, key = _sql_values()
     qn = connection.ops.quote_name
     rows, txns = qn(ImportRow._meta.db_table), qn(Transaction._meta.db_table)
     sql = (
         f"SELECT COUNT(*), COALESCE(SUM(CASE WHEN r.valid = {true} THEN 1 ELSE 0 END), 0), "  # noqa: S608
         f"COALESCE(SUM(CASE WHEN r.valid = {true} AND t.id IS NOT NULL THEN 1 ELSE 0 END), 0) "
-        f"FROM {rows} AS r LEFT JOIN {txns} AS t ON r.valid = {true} AND r.fingerprint <> '' "
-        "AND t.account_id = %(account)s AND t.source = %(source)s "
-        "AND t.external_id = r.fingerprint AND (t.import_id IS NULL OR t.import_id <> %(new)s) "
+        f"FROM {rows} AS r LEFT JOIN {txns} AS t ON r.valid = {true} AND {_repeated('r')} "
         "WHERE r.data_import_id = %(lender)s"
     )
     params = {
