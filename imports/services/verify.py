@@ -32,10 +32,13 @@ def household_counts(*, family: Family) -> dict[str, int]:
     }
 
 
-def expected_counts(*, data_import: Import) -> dict[str, int]:
-    """What the file says will be created: rows to create, and "create new" mappings."""
+def expected_counts(*, data_import: Import, rows_to_create: int | None = None) -> dict[str, int]:
+    """What the file says will be created: rows to create (`rows_to_create`: as just counted
+    in this transaction, else counted here), and "create new" mappings."""
     imp = data_import
-    out = {"transactions": ImportRow.objects.filter(TO_CREATE, data_import=imp).count()}
+    if rows_to_create is None:
+        rows_to_create = ImportRow.objects.filter(TO_CREATE, data_import=imp).count()
+    out = {"transactions": rows_to_create}
     for kind, (_, plural) in _KIND_MODEL.items():
         out[plural] = ImportMapping.objects.filter(
             data_import=imp, kind=kind, target_id__isnull=True, create_new=True
