@@ -20,10 +20,10 @@ from finance.labels import label_for
 from finance.models import Account, Category, Tag
 from finance.money import format_amount
 from imports.forms import ImportConfigForm, ImportUploadForm, StatementConfigForm
-from imports.models import Import, ImportMapping, ImportRow, ImportStatement
+from imports.models import Import, ImportMapping, ImportStatement
 from imports.parsing.dates import DEFAULT_DATE_FORMAT
+from imports.selectors import ImportRowFilters, as_listed, import_row_list
 from imports.services.formats import import_type_detect
-from imports.services.lending import import_rows_ensure
 from imports.services.mappings import import_mappings_update, import_rows_skip_invalid
 from imports.services.parse import import_configure, import_create
 from imports.services.progress import progress_read
@@ -31,7 +31,10 @@ from imports.services.publish import import_blockers, import_publish
 from imports.services.revert import import_revert
 
 ROWS_PER_PAGE = 50
-ROW_FILTERS = {"invalid": {"valid": False}, "duplicate": {"duplicate": True}}
+ROW_FILTERS = {
+    "invalid": ImportRowFilters(valid=False),
+    "duplicate": ImportRowFilters(duplicate=True),
+}
 TARGET_MODELS = {"category": Category, "tag": Tag, "account": Account}
 KEEP_EMPTY, CREATE_NEW = "", "new"
 
@@ -100,9 +103,9 @@ def _upload_format(form: ImportUploadForm, upload: Any) -> tuple[str, dict[str, 
 def review_context(imp: Import, request: HttpRequest) -> dict[str, Any]:
     """The import's page: counts, rows (paged, filtered), mappings with their choices."""
     shown = request.GET.get("rows", "")
-    import_rows_ensure(data_import=imp)  # a re-import's borrowed rows: its own copy now
-    rows = ImportRow.objects.filter(data_import=imp, **ROW_FILTERS.get(shown, {}))
-    page = Paginator(rows.order_by("row_number"), ROWS_PER_PAGE).get_page(request.GET.get("page"))
+    rows = import_row_list(data_import=imp, filters=ROW_FILTERS.get(shown, ImportRowFilters()))
+    page = Paginator(rows, ROWS_PER_PAGE).get_page(request.GET.get("page"))
+    page.object_list = [as_listed(row, imp) for row in page.object_list]
     mappings = list(ImportMapping.objects.filter(data_import=imp).order_by("kind", "value"))
     choices = {
         kind: list(model.objects.filter(family_id=imp.family_id).order_by("name"))

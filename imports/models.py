@@ -82,7 +82,7 @@ class Import(models.Model):
     # A re-import of a file read the same way borrows the earlier import's rows instead of
     # holding a copy (imports/services/reuse.py): its rows are those rows as parsed, none
     # skipped or forced, marked against the ledger when read. It gets a copy of its own the
-    # first time a row is listed or changed, or when it has rows to publish; the lender's
+    # first time a row is changed, or when it has rows to publish; the lender's
     # rows are copied to its borrowers before they are parsed again or deleted (`lending.py`;
     # the database's foreign key refuses a lender deleted any other way, and a household
     # deleted whole takes both). NULL: the import holds its own rows.

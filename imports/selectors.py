@@ -39,12 +39,52 @@ class ImportRowFilters:
 
 
 def import_row_list(*, data_import: Import, filters: ImportRowFilters) -> QuerySet[ImportRow]:
-    qs = with_transaction_ids(ImportRow.objects.filter(data_import=data_import), data_import)
+    """The import's rows in file order; each is shown through `as_listed` (an import that
+    borrows its rows lists its lender's, marked for itself: imports/services/reuse.py)."""
+    imp = data_import
+    if imp.rows_from_id is not None:
+        qs = _borrowed_rows(imp)
+        if filters.duplicate is not None:
+            qs = qs.filter(repeats__isnull=not filters.duplicate)
+    else:
+        qs = with_transaction_ids(ImportRow.objects.filter(data_import=imp), imp)
+        if filters.duplicate is not None:
+            qs = qs.filter(duplicate=filters.duplicate)
     if filters.valid is not None:
         qs = qs.filter(valid=filters.valid)
-    if filters.duplicate is not None:
-        qs = qs.filter(duplicate=filters.duplicate)
     return qs.order_by("row_number")
+
+
+def _borrowed_rows(imp: Import) -> QuerySet[ImportRow]:
+    """The lender's rows, each valid one with `repeats`: the ledger row it repeats for this
+    import (its account and source, the row's fingerprint, not written by this import),
+    one index probe per row listed, as a copy of them would be marked."""
+    same = (
+        Transaction.objects.filter(
+            account_id=imp.account_id,
+            source=import_source(imp),
+            external_id=OuterRef("fingerprint"),
+        )
+        .exclude(import_id=imp.pk)
+        .values("id")[:1]
+    )
+    repeats = Case(When(valid=True, then=Subquery(same)), default=None, output_field=UUIDField())
+    return ImportRow.objects.filter(data_import_id=imp.rows_from_id).annotate(repeats=repeats)
+
+
+def as_listed(row: ImportRow, data_import: Import) -> ImportRow:
+    """A row of `import_row_list` as the import's own: a borrowed row takes this import's
+    account and marks, none skipped or forced, no transaction made from it."""
+    if data_import.rows_from_id is None:
+        return row
+    row.data_import_id = data_import.pk
+    row.account_id = data_import.account_id
+    row.duplicate = row.repeats is not None  # type: ignore[attr-defined]
+    row.duplicate_of = row.repeats  # type: ignore[attr-defined]
+    row.skipped = row.forced = False
+    row.statement_number = None
+    row.transaction_id = None  # type: ignore[attr-defined]
+    return row
 
 
 def with_transaction_ids(rows: QuerySet[ImportRow], data_import: Import) -> QuerySet[ImportRow]:

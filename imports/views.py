@@ -33,6 +33,7 @@ from imports.selectors import (
     ImportFilters,
     ImportMappingFilters,
     ImportRowFilters,
+    as_listed,
     import_list,
     import_mapping_list,
     import_row_list,
@@ -204,11 +205,10 @@ class ImportViewSet(FamilyViewSet):
     def rows(self, request: Request, pk: str) -> Response:
         imp = self.get_object()
         filters = QueryFilters(request.query_params).parse(ImportRowFilters)
-        import_rows_ensure(data_import=imp)  # a re-import's borrowed rows: its own copy now
         targets = mapping_targets(data_import=imp)
         return self._page(
             import_row_list(data_import=imp, filters=filters),
-            lambda row: row_representation(row, imp, targets),
+            lambda row: row_representation(as_listed(row, imp), imp, targets),
         )
 
     @extend_schema(

@@ -1,6 +1,6 @@
-"""Borrowed rows made an import's own (imports/services/reuse.py): before a row is listed or
-changed, before a borrowing import publishes rows, and before the lender's rows are parsed
-again or deleted."""
+"""Borrowed rows made an import's own (imports/services/reuse.py): before a row is changed,
+before a borrowing import publishes rows, and before the lender's rows are parsed again or
+deleted."""
 
 from __future__ import annotations
 

@@ -14,8 +14,9 @@ A re-import into a fixed account does not even copy them: it borrows them (`Impo
 the import that holds them). Its counts are read by one left join of the lender's rows with
 the ledger by the unique (account, source, external id) key, at parse and again at publish;
 a re-import whose every row is already in the ledger publishes without writing a row of any
-kind. It gets its own copy (`rows_borrow_end`, by the copy above) when a row is listed or
-changed, when it has rows to publish, when a transaction from elsewhere could match its rows
+kind; its rows are listed from the lender's (`imports.selectors.import_row_list`). It gets
+its own copy (`rows_borrow_end`, by the copy above) when a row is changed, when it has rows
+to publish, when a transaction from elsewhere could match its rows
 by date, amount and name (dedup's row-by-row matching needs rows of its own), or before the
 lender's rows are parsed again or deleted."""
 

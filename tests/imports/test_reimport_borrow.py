@@ -9,6 +9,7 @@ from django.db import IntegrityError, connection, transaction
 
 from finance.models import Family, Transaction
 from imports.models import Import, ImportRow
+from imports.services.lending import import_rows_ensure
 from tests.imports.test_admin import _admin
 from tests.imports.test_imports_api import publish, revert, rows
 from tests.imports.test_reimport_reuse import CSV, parsed, skip_invalid, uploaded
@@ -56,13 +57,55 @@ def test_a_borrowing_import_counts_as_its_own_rows_would(alice, published):
         0,
         0,
     )
-    # The same counts as the copy it gets once its rows are listed.
+    # Listing its rows keeps it borrowing; they name the transactions they repeat, and the
+    # lender's skips are the lender's own.
     listed = rows(alice.client, again["id"])
-    assert not borrows(again["id"]) and own_rows(again["id"]) == 6
-    assert counts(again["id"]) == stats
+    assert borrows(again["id"]) and own_rows(again["id"]) == 0
     stored = set(Transaction.objects.filter(account=account).values_list("pk", flat=True))
     assert {r["duplicate_of"] for r in listed if r["duplicate"]} == {str(pk) for pk in stored}
-    assert not any(r["skipped"] for r in listed)  # the lender's skips are its own
+    assert not any(r["skipped"] for r in listed)
+    # The same counts as the copy it gets once it needs rows of its own.
+    import_rows_ensure(data_import=Import.objects.get(pk=again["id"]))
+    assert not borrows(again["id"]) and own_rows(again["id"]) == 6
+    assert counts(again["id"]) == stats
+
+
+@pytest.mark.parametrize(
+    "params", [{}, {"valid": "false"}, {"duplicate": "true"}, {"duplicate": "false"}]
+)
+def test_borrowed_rows_list_as_their_copy_does(alice, published, params):
+    """Every field of every row, through every filter, paged: the same whether the import
+    still borrows its rows or holds the copy."""
+    account, _ = published
+    again, _ = uploaded(alice, account_id=str(account.pk))
+    borrowed = rows(alice.client, again["id"], **params)
+    paged = [
+        r
+        for page in (1, 2, 3)
+        for r in rows(alice.client, again["id"], per_page=2, page=page, **params)
+    ]
+    assert borrows(again["id"])
+    import_rows_ensure(data_import=Import.objects.get(pk=again["id"]))
+    assert not borrows(again["id"])
+    assert rows(alice.client, again["id"], **params) == borrowed
+    assert paged == borrowed
+    # 6 rows: 2 invalid, 4 in the ledger (the lender published them).
+    wanted = {"valid": 2, "duplicate": 4 if params.get("duplicate") == "true" else 2}
+    assert len(borrowed) == (wanted[next(iter(params))] if params else 6)
+
+
+def test_the_admin_page_shows_borrowed_rows_without_copying_them(alice, published):
+    account, _ = published
+    again, _ = uploaded(alice, account_id=str(account.pk))
+    client = _admin(alice)
+    page = client.get(f"/admin/imports/import/{again['id']}/change/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "Rent" in text and "Bad row" in text
+    duplicates = client.get(f"/admin/imports/import/{again['id']}/change/?rows=duplicate")
+    assert "Rent" in duplicates.content.decode()
+    assert "Bad row" not in duplicates.content.decode()
+    assert borrows(again["id"]) and own_rows(again["id"]) == 0
 
 
 def test_rows_no_longer_in_the_ledger_are_published_from_a_copy(
