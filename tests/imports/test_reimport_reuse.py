@@ -48,7 +48,7 @@ def uploaded(alice, content=CSV, **fields) -> tuple[dict, bool]:
 
 
 def parsed(import_id) -> list[tuple]:
-    """The import's rows (a borrowing import's own copies, made as a listing makes them)."""
+    """The import's rows (a borrowing import gets its own copy first, as a change would)."""
     import_rows_ensure(data_import=Import.objects.get(pk=import_id))
     return list(
         ImportRow.objects.filter(data_import_id=import_id)
