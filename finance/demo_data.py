@@ -47,7 +47,7 @@ def demo_seed(*, family: Family) -> bool:
         return False
     rng = random.Random(2024)
     today = family_today(family)
-    start = (today.replace(day=1) - dt.timedelta(days=335)).replace(day=1)
+    start = first_month(today)
     cur, other = family.currency, "EUR" if family.currency != "EUR" else "USD"
 
     categories = {
@@ -136,6 +136,12 @@ def demo_seed(*, family: Family) -> bool:
     _brokerage(family, brokerage, checking, start, today)
     _import(family, checking, today)
     return True
+
+
+def first_month(today: dt.date) -> dt.date:
+    """The first day of the year of months the demo fills: eleven months before this one,
+    so that this month is the twelfth (on a 1st, 335 days back could land two months short)."""
+    return _month(today, -11)
 
 
 def _month(start: dt.date, offset: int) -> dt.date:

@@ -9,6 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
+from finance.demo_data import first_month
 from finance.management.commands.demo import DEMO_EMAIL
 from finance.models import Account, Transaction, Transfer, User
 from imports.models import Import
@@ -53,3 +54,16 @@ def test_demo_data_false_leaves_the_household_empty(settings):
     _demo()
     family = User.objects.get(email=DEMO_EMAIL).family
     assert not Account.objects.filter(family=family).exists()
+
+
+def test_the_demo_year_ends_with_this_month_on_every_day():
+    """Twelve months, the last of them today's, whichever day the demo is made (on
+    1 December it started with December of the year before and left this month empty)."""
+    import datetime as dt
+
+    day = dt.date(2026, 1, 1)
+    while day.year < 2029:
+        start = first_month(day)
+        assert start.day == 1
+        assert (start.year * 12 + start.month) + 11 == day.year * 12 + day.month, day
+        day += dt.timedelta(days=1)
