@@ -68,6 +68,6 @@ def triggers_deferred(table: str) -> Iterator[None]:
             cursor.execute(f"DROP TRIGGER {item.name}")
         yield
         for item in active:
-            for sql in item.derive:
-                cursor.execute(sql, [bound])
+            for sql in item.derive:  # the bound is the parameter of those that take one
+                cursor.execute(sql, [bound] if "%s" in sql else None)
             cursor.execute(item.create)
