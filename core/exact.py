@@ -27,7 +27,7 @@ from django.db.backends.signals import connection_created
 from django.db.models import lookups
 from django.db.models.expressions import Func
 
-from core.keys import uuid7
+from core.keys import uuid7_hex
 
 # Wide enough for a sum of any number of NUMERIC(38, x) values without rounding.
 WIDE = decimal.Context(prec=120, traps=[decimal.InvalidOperation, decimal.Overflow])
@@ -144,15 +144,11 @@ def register_sqlite_functions(connection: Any) -> None:
     """Give a new SQLite connection the exact functions (connection_created), and `uuid7()`
     (core/keys.py, as the hex a UUIDField stores on SQLite) for statements that make keys."""
     raw = connection.connection
-    raw.create_function("uuid7", 0, _uuid7_hex)
+    raw.create_function("uuid7", 0, uuid7_hex)
     raw.create_window_function("exact_sum", 1, _ExactSum)
     raw.create_function("exact_cmp", 2, exact_cmp, deterministic=True)
     raw.create_function("exact_key", 1, exact_key, deterministic=True)
     raw.create_function("exact_add", 3, exact_add, deterministic=True)
-
-
-def _uuid7_hex() -> str:
-    return uuid7().hex
 
 
 def _on_connection_created(sender: Any, connection: Any, **kwargs: Any) -> None:

@@ -24,16 +24,32 @@ UUID7_SQL_POSTGRESQL = (
 UUID7_SQL_SQLITE = "uuid7()"
 
 
+_MS = (1 << 48) - 1
+_LOW62 = (1 << 62) - 1
+_VERSION_VARIANT = 0x7 << 76 | 0b10 << 62
+
+
+def _uuid7_int() -> int:
+    """48 bits of Unix time in ms, version, 74 random bits, variant (one expression: SQLite
+    calls this once per row an INSERT ... SELECT keys, 50,000 times for a 50k-row import)."""
+    rand = int.from_bytes(os.urandom(10), "big")  # 80 bits, 74 used
+    return (
+        (time.time_ns() // 1_000_000 & _MS) << 80
+        | _VERSION_VARIANT
+        | (rand >> 62 & 0xFFF) << 64
+        | rand & _LOW62
+    )
+
+
 def uuid7() -> uuid.UUID:
     """A new version-7 key: 48 bits of Unix time in ms, version, 74 random bits, variant."""
-    ms = time.time_ns() // 1_000_000
-    rand = int.from_bytes(os.urandom(10), "big")  # 80 bits, 74 used
-    value = (ms & ((1 << 48) - 1)) << 80
-    value |= 0x7 << 76
-    value |= ((rand >> 62) & 0xFFF) << 64
-    value |= 0b10 << 62
-    value |= rand & ((1 << 62) - 1)
-    return uuid.UUID(int=value)
+    return uuid.UUID(int=_uuid7_int())
+
+
+def uuid7_hex() -> str:
+    """`uuid7()` as the 32 hex digits a UUIDField stores on SQLite, without building a UUID
+    (SQLite's `uuid7()` function, core/exact.py: 2.3 -> 1.3 us a key)."""
+    return f"{_uuid7_int():032x}"
 
 
 def uuid7_sql(vendor: str) -> str:

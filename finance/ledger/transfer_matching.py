@@ -334,6 +334,8 @@ def transfers_match(
         chosen = _choose(_candidates(family, Q(pk__in=[leg.pk for leg in legs]), new=legs))
         return _pairs_write(family, chosen)
     _stale_suggestions_drop(family, account_ids, since)
+    if len(set(account_ids)) == 1 and not _rows_elsewhere(family, account_ids[0]):
+        return 0  # a pair needs two accounts: a household's only account with rows has none
     touched_q = _touched_q(account_ids, since)
     bounds = unpaired(Transaction.objects.filter(family=family).filter(touched_q)).aggregate(
         low=Min("date"), high=Max("date")
@@ -369,6 +371,12 @@ def transfers_match(
         created += _pairs_write(family, _choose(_candidates(family, touched_q, window)))
         day = window[1] + dt.timedelta(days=1)
     return created
+
+
+def _rows_elsewhere(family: Family, account_id: uuid.UUID) -> bool:
+    """Whether another account of the household holds rows (a probe of each one's index)."""
+    others = list(family.accounts.exclude(pk=account_id).values_list("pk", flat=True))
+    return bool(others) and Transaction.objects.filter(account_id__in=others).exists()
 
 
 def _pairs_write(family: Family, chosen: list[tuple[Leg, Leg]]) -> int:

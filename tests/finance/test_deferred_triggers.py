@@ -128,3 +128,31 @@ def test_a_failed_large_insert_leaves_the_triggers_and_counters(alice):
     # and a later row still goes through the triggers
     TransactionFactory(family=alice.family, account=account, amount="-5")
     assert counters() == truth()
+
+
+def test_large_inserts_one_after_another_count_each_row_once(alice):
+    """Each large insert counts only its own rows, also when several run in one transaction
+    and after a rolled-back one (SQLite stages each insert's counts in a temporary table): a
+    later insert into another account must not count the earlier one's rows again."""
+    accounts = [alice.account(), alice.account(), alice.account()]
+    TransactionFactory(family=alice.family, account=accounts[0], amount="2")
+    names = ("id", "family", "account", "date", "amount", "currency", "name")
+
+    def rows(n: int, account: int) -> list[tuple]:
+        return [
+            (uuid.uuid4(), alice.family.pk, accounts[account].pk, D,
+             "-1.50" if i % 3 else "4.00", "USD", f"row {i}")
+            for i in range(n)
+        ]  # fmt: skip
+
+    with pytest.raises(RuntimeError), transaction.atomic():
+        fast_insert(Transaction, names, rows(deferred.BULK, 2))
+        raise RuntimeError("rolled back")
+    assert counters() == truth()
+    with transaction.atomic():
+        fast_insert(Transaction, names, rows(deferred.BULK + 7, 0))
+        fast_insert(Transaction, names, rows(deferred.BULK + 1, 1))
+    assert Transaction.objects.count() == 1 + 2 * deferred.BULK + 8
+    assert counters() == truth()
+    fast_insert(Transaction, names, rows(deferred.BULK, 2))
+    assert counters() == truth()

@@ -130,3 +130,22 @@ def test_uuid7_layout():
     assert {k.version for k in keys} == {7} and len(set(keys)) == 50
     assert {k.variant for k in keys} == {uuid.RFC_4122}
     assert [k.int >> 80 for k in keys] == sorted(k.int >> 80 for k in keys)
+
+
+def test_uuid7_hex_is_a_uuid7_key_as_sqlite_stores_it():
+    """`uuid7_hex` (SQLite's `uuid7()`, which keys the one-statement publish) builds the key
+    without a UUID object: the same layout as `uuid7`, 32 lowercase hex digits."""
+    from core.keys import uuid7, uuid7_hex
+
+    before = uuid7().int >> 80
+    texts = [uuid7_hex() for _ in range(200)]
+    after = uuid7().int >> 80
+    keys = [uuid.UUID(hex=t) for t in texts]
+    assert all(len(t) == 32 and t == t.lower() and k.hex == t for t, k in zip(texts, keys))
+    assert {k.version for k in keys} == {7} and len(set(keys)) == 200
+    assert {k.variant for k in keys} == {uuid.RFC_4122}
+    stamps = [k.int >> 80 for k in keys]
+    assert stamps == sorted(stamps) and before <= stamps[0] and stamps[-1] <= after
+    # The 74 random bits vary (not a counter nor a constant).
+    assert len({k.int & ((1 << 62) - 1) for k in keys}) == 200
+    assert len({(k.int >> 64) & 0xFFF for k in keys}) > 100

@@ -10,6 +10,8 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from decimal import Decimal
+from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 import orjson
@@ -88,7 +90,7 @@ def _fixed(
 def _prepare(
     model: type[models.Model],
     names: Sequence[str],
-    rows: Iterable[Sequence[Any]],
+    rows: Sequence[Sequence[Any]],
     copy: bool = False,
 ) -> tuple[list[str], list[tuple]]:
     """The table's columns (given ones, then defaults) and each row's adapted values."""
@@ -99,20 +101,53 @@ def _prepare(
     adapters = [_adapter(f, copy) for f in given]
     if not any(adapters):  # PostgreSQL without JSON: the rows go as they are
         return columns, [(*row, *tail) for row in rows]
-    # Only the columns that need it are adapted (on PostgreSQL, the JSON ones: 3 of an import
-    # row's 16), not every value of every row.
-    adapted = [(i, a) for i, a in enumerate(adapters) if a is not None]
     width = len(adapters)
-    params = []
     for row in rows:
         if len(row) != width:
             raise ValueError(f"{model.__name__}: a row of {len(row)} values for {width} fields")
-        values = list(row)
-        for i, adapt in adapted:
-            if values[i] is not None:
-                values[i] = adapt(values[i])
-        params.append((*values, *tail))
-    return columns, params
+    adapted = [(i, a) for i, a in enumerate(adapters) if a is not None]
+    if not any(_repeats(given[i]) for i, _ in adapted):
+        # Only the columns that need it are adapted (on PostgreSQL, the JSON ones: 3 of an
+        # import row's 16), not every value of every row.
+        params = []
+        for row in rows:
+            values = list(row)
+            for i, adapt in adapted:
+                if values[i] is not None:
+                    values[i] = adapt(values[i])
+            params.append((*values, *tail))
+        return columns, params
+    # SQLite: column by column, keys and dates, which repeat down a batch (its household,
+    # account, import, days), adapted once per distinct value (50,000 import rows: 0.20 ->
+    # 0.14 s of CPU).
+    values: list[Iterable[Any]] = [map(itemgetter(i), rows) for i in range(width)]
+    for i, adapter in adapted:
+        if _repeats(given[i]):
+            values[i] = map(_Once(adapter).__getitem__, values[i])
+        else:
+            values[i] = [None if v is None else adapter(v) for v in values[i]]
+    # The defaults repeat without end: the rows' own columns decide where the zip stops.
+    return columns, list(zip(*values, *map(repeat, tail), strict=False))
+
+
+def _repeats(field: models.Field) -> bool:
+    """Whether a column's values are keys or days (hashable, and equal ones adapt alike)."""
+    target = field.target_field if field.is_relation else field
+    return isinstance(target, models.UUIDField) or type(target) is models.DateField
+
+
+class _Once(dict):
+    """Each distinct value adapted once (a lookup per value in C after the first)."""
+
+    __slots__ = ("adapter",)
+
+    def __init__(self, adapter: Callable[[Any], Any]) -> None:
+        super().__init__()
+        self.adapter = adapter
+
+    def __missing__(self, value: Any) -> Any:
+        out = self[value] = None if value is None else self.adapter(value)
+        return out
 
 
 def _adapt(adapter: Callable[[Any], Any] | None, value: Any) -> Any:

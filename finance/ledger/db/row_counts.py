@@ -107,23 +107,30 @@ _SQLITE = [
         {_sqlite_add("old", -1)}
     END""",
 ]
-# The insert trigger's work for every row above a rowid, in two statements: a large insert's
-# (finance/ledger/db/deferred.py).
+# The insert trigger's work for every row above a rowid: a large insert's
+# (finance/ledger/db/deferred.py). The new rows are counted by one scan into a temporary
+# table of a few rows (one per key); existing counters are moved by it, missing ones created
+# from it (two scans of 50,000 new rows: 0.13 s; one: 0.07 s).
 _NEW = f"""SELECT family_id, account_id, {_sqlite_expense(TABLE)} AS expense, count(*) AS n
     FROM {TABLE} WHERE rowid > %s GROUP BY 1, 2, 3"""
+_STAGED = "temp.finance_txn_count_new"
 SQLITE_INSERT = (
     Deferred(
         table=TABLE,
         name=TRIGGERS[0],
         create=_SQLITE[0],
         derive=(
-            f"""UPDATE {COUNTS} AS c SET row_count = c.row_count + new.n FROM ({_NEW}) AS new
+            f"CREATE TEMPORARY TABLE IF NOT EXISTS {_STAGED} (family_id, account_id, expense, n)",
+            f"DELETE FROM {_STAGED}",
+            f"INSERT INTO {_STAGED} (family_id, account_id, expense, n) {_NEW}",
+            f"""UPDATE {COUNTS} AS c SET row_count = c.row_count + new.n FROM {_STAGED} AS new
                 WHERE c.family_id = new.family_id AND c.account_id = new.account_id
                     AND c.expense = new.expense""",
             f"""INSERT INTO {COUNTS} (family_id, account_id, expense, row_count)
-                SELECT family_id, account_id, expense, n FROM ({_NEW}) AS new
+                SELECT family_id, account_id, expense, n FROM {_STAGED} AS new
                 WHERE NOT EXISTS (SELECT 1 FROM {COUNTS} c WHERE c.family_id = new.family_id
                     AND c.account_id = new.account_id AND c.expense = new.expense)""",
+            f"DELETE FROM {_STAGED}",
         ),
     ),
 )
