@@ -127,12 +127,14 @@ def _sql_values() -> tuple[str, str, Callable[[Any], Any]]:
 
 def _repeated(alias: str) -> str:
     """The join condition of the ledger row `t` an import row `alias` repeats: the import's
-    account (`%(account)s`) and source (`%(source)s`), the row's fingerprint as external id,
-    not written by the import itself (`%(new)s`): the ledger's unique key."""
+    account (`%(account)s`) and source (`%(source)s`), the row's fingerprint as external id:
+    the ledger's unique key, all of it in the index (SQLite probes it alone: 0.55 -> 0.35 s
+    for 100,000 rows). The rows are those of an import that has written none itself (a new
+    one, or one that borrows: it writes only from a copy of its own, and a publish finding
+    rows of its import refuses), so no ledger row is its own."""
     return (
         f"{alias}.fingerprint <> '' AND t.account_id = %(account)s AND t.source = %(source)s "
-        f"AND t.external_id = {alias}.fingerprint "
-        "AND (t.import_id IS NULL OR t.import_id <> %(new)s)"
+        f"AND t.external_id = {alias}.fingerprint"
     )
 
 
@@ -190,14 +192,13 @@ def borrowed_counts(imp: Import) -> dict[str, int]:
     rows, txns = qn(ImportRow._meta.db_table), qn(Transaction._meta.db_table)
     sql = (
         f"SELECT COUNT(*), COALESCE(SUM(CASE WHEN r.valid = {true} THEN 1 ELSE 0 END), 0), "  # noqa: S608
-        f"COALESCE(SUM(CASE WHEN r.valid = {true} AND t.id IS NOT NULL THEN 1 ELSE 0 END), 0) "
+        "COUNT(t.external_id) "  # the valid rows the ledger holds (the join takes no other)
         f"FROM {rows} AS r LEFT JOIN {txns} AS t ON r.valid = {true} AND {_repeated('r')} "
         "WHERE r.data_import_id = %(lender)s"
     )
     params = {
         "account": key(imp.account_id),
         "source": import_source(imp),
-        "new": key(imp.pk),
         "lender": key(imp.rows_from_id),
     }
     with connection.cursor() as cur, hash_joins(cur, work_mem="64MB"):
