@@ -23,7 +23,6 @@ from django.db.models.lookups import GreaterThanOrEqual
 from core.planner import hash_joins
 from finance.models import Transaction
 from imports.models import Import, ImportRow
-from imports.services.reuse import borrowed_marks_hold, rows_borrow_end
 from imports.services.sources import import_source
 
 CANDIDATE = Q(valid=True, skipped=False, account_id__isnull=False)
@@ -41,10 +40,11 @@ def import_duplicates_mark(*, data_import: Import, written_marked: bool = False)
     by `imported_before`'s lookups (a parse): when those are the only duplicates possible,
     nothing is left to check."""
     imp = data_import
-    if imp.rows_from_id is not None:  # borrowed rows (reuse.py)
-        if borrowed_marks_hold(imp):
-            return 0  # their marks are read with their counts, by one join
-        rows_borrow_end(imp)  # matches by date, amount and name need rows of its own
+    if imp.rows_from_id is not None:
+        # Borrowed rows (reuse.py): marked as they are counted, by one join
+        # (`import_stats_refresh`, which gives the import rows of its own first when a match
+        # from elsewhere needs them).
+        return 0
     rows = _candidates(imp)
     match = _match(imp, rows)
     if match is SAME_ID_ONLY:

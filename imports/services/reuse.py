@@ -34,6 +34,7 @@ from django.db import connection
 from django.db.models import Max, Min, Q
 
 from core.planner import hash_joins
+from finance.ledger import TransactionRows
 from finance.models import Transaction
 from imports.models import Import, ImportMapping, ImportRow
 from imports.services.sources import import_source
@@ -215,13 +216,23 @@ def borrowed_counts(imp: Import) -> dict[str, int]:
     }
 
 
-def borrowed_marks_hold(imp: Import) -> bool:
-    """Whether a borrowing import's marks are still what `borrowed_counts` reads: its rows go
-    to a fixed account, and no transaction from elsewhere (another source: the API, a
+def borrowed_marks_hold(imp: Import, counts: dict[str, int]) -> bool:
+    """Whether a borrowing import's marks are what `borrowed_counts` read (`counts`): its rows
+    go to a fixed account, and no transaction from elsewhere (another source: the API, a
     provider, a manual entry) in that account falls within its rows' dates. Those are matched
-    by date, amount and name, occurrence by occurrence (dedup's `_match`), on rows of its own."""
+    by date, amount and name, occurrence by occurrence (dedup's `_match`), on rows of its own.
+    When the account holds no rows but those its rows repeat (its row counters say so: a
+    re-import of the file that fills it), there is none, and no row is read."""
     if imp.account_id is None:
         return False
+    held = TransactionRows(
+        family_id=imp.family_id,
+        accounts=[imp.account_id],
+        expense=None,
+        fallback=Transaction.objects.filter(account_id=imp.account_id),
+    ).count()
+    if held == counts["duplicates_count"]:
+        return True
     source = import_source(imp)
     elsewhere = (
         Transaction.objects.filter(account_id=imp.account_id)

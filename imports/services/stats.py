@@ -5,16 +5,22 @@ from __future__ import annotations
 from django.db.models import Count, Q
 
 from imports.models import Import, ImportMapping, ImportRow
-from imports.services.reuse import borrowed_counts
+from imports.services.dedup import import_duplicates_mark
+from imports.services.reuse import borrowed_counts, borrowed_marks_hold, rows_borrow_end
 
 TO_CREATE = Q(valid=True, skipped=False, duplicate=False)
 
 
 def import_stats_refresh(*, data_import: Import) -> dict[str, int]:
     imp = data_import
-    if imp.rows_from_id is not None:  # borrowed rows (reuse.py): marked as they are counted
-        rows = borrowed_counts(imp)
-    else:
+    rows = borrowed_counts(imp) if imp.rows_from_id is not None else None
+    if rows is not None and not borrowed_marks_hold(imp, rows):
+        # A transaction from elsewhere could repeat a row by date, amount and name: that is
+        # matched row by row, on rows of its own.
+        rows_borrow_end(imp)
+        import_duplicates_mark(data_import=imp, written_marked=True)
+        rows = None
+    if rows is None:
         rows = ImportRow.objects.filter(data_import=imp).aggregate(
             rows_count=Count("id"),
             valid_rows_count=Count("id", filter=Q(valid=True)),

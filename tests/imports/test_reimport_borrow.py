@@ -300,3 +300,17 @@ def test_a_borrowed_publish_reverts_and_publishes_again(alice, django_capture_on
     assert again["verification"]["readback"]["status"] == "matched"
     assert not borrows(borrower["id"]) and own_rows(borrower["id"]) == 2
     assert Transaction.objects.filter(import_id=borrower["id"]).count() == 2
+
+
+def test_an_account_holding_only_the_files_rows_is_not_read_for_matches_from_elsewhere(
+    alice, published
+):
+    """Its row counters say every row of the account is one the borrowed rows repeat: no
+    transaction from elsewhere can match, and none is looked for row by row."""
+    from django.test.utils import CaptureQueriesContext
+
+    account, _ = published
+    with CaptureQueriesContext(connection) as reading:
+        again, _ = uploaded(alice, account_id=str(account.pk))
+    assert borrows(again["id"]) and counts(again["id"])["duplicates_count"] == 4
+    assert not [q for q in reading.captured_queries if '"source" IS NULL' in q["sql"]]
