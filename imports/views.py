@@ -51,7 +51,6 @@ from imports.serializers import (
     row_representation,
 )
 from imports.services.config import CONFIG_KEYS
-from imports.services.lending import import_rows_ensure
 from imports.services.mappings import import_mappings_update, import_row_update
 from imports.services.parse import import_configure, import_create
 from imports.services.publish import import_blockers, import_publish
@@ -221,9 +220,9 @@ class ImportViewSet(FamilyViewSet):
     def row(self, request: Request, pk: str, row_number: str) -> Response:
         imp = self.get_object()
         number = int(row_number) if row_number.isascii() and row_number.isdigit() else None
-        import_rows_ensure(data_import=imp)
+        listed = import_row_list(data_import=imp, filters=ImportRowFilters())
         row = (
-            ImportRow.objects.filter(data_import=imp, row_number=number).first()
+            listed.filter(row_number=number).first()
             if number is not None and number < 2**31
             else None
         )

@@ -89,10 +89,14 @@ def import_row_update(
     *, data_import: Import, row: ImportRow, **changes: Unpack[RowChanges]
 ) -> ImportRow:
     """`force`: create the row although it repeats a transaction from elsewhere.
-    `skip`: leave the row out (a junk line, a total), so the import can still be cleaned."""
+    `skip`: leave the row out (a junk line, a total), so the import can still be cleaned.
+    `row`: as listed (`import_row_list`): a borrowing import gets rows of its own first, and
+    the change goes to its own row of that number."""
     with transaction.atomic():
         imp = Import.objects.select_for_update().get(pk=data_import.pk)
         _require_pending(imp, "rows")
+        import_rows_ensure(data_import=imp)
+        row = ImportRow.objects.get(data_import=imp, row_number=row.row_number)
         if "force" in changes:
             row.forced = bool(changes["force"])
         if "skip" in changes:

@@ -314,3 +314,23 @@ def test_an_account_holding_only_the_files_rows_is_not_read_for_matches_from_els
         again, _ = uploaded(alice, account_id=str(account.pk))
     assert borrows(again["id"]) and counts(again["id"])["duplicates_count"] == 4
     assert not [q for q in reading.captured_queries if '"source" IS NULL' in q["sql"]]
+
+
+def test_a_row_change_that_is_refused_copies_nothing(
+    alice, published, django_capture_on_commit_callbacks
+):
+    """An unknown row number is a 404 and a change to a published import a 409, both before
+    the borrower gets rows of its own (a copy of every row for nothing)."""
+    account, _ = published
+    again, _ = uploaded(alice, account_id=str(account.pk))
+    missing = alice.client.patch(
+        f"/api/v1/imports/{again['id']}/rows/99", {"skip": True}, format="json"
+    )
+    assert missing.status_code == 404
+    assert borrows(again["id"]) and own_rows(again["id"]) == 0
+    Import.objects.filter(pk=again["id"]).update(status=Import.Status.COMPLETE)
+    done = alice.client.patch(
+        f"/api/v1/imports/{again['id']}/rows/2", {"skip": True}, format="json"
+    )
+    assert done.status_code == 409, done.content
+    assert borrows(again["id"]) and own_rows(again["id"]) == 0
