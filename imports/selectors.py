@@ -57,17 +57,12 @@ def import_row_list(*, data_import: Import, filters: ImportRowFilters) -> QueryS
 
 def _borrowed_rows(imp: Import) -> QuerySet[ImportRow]:
     """The lender's rows, each valid one with `repeats`: the ledger row it repeats for this
-    import (its account and source, the row's fingerprint, not written by this import),
-    one index probe per row listed, as a copy of them would be marked."""
-    same = (
-        Transaction.objects.filter(
-            account_id=imp.account_id,
-            source=import_source(imp),
-            external_id=OuterRef("fingerprint"),
-        )
-        .exclude(import_id=imp.pk)
-        .values("id")[:1]
-    )
+    import (its account and source, the row's fingerprint: the ledger's unique key, as
+    `reuse.borrowed_counts` counts them; a borrower has written no ledger row itself), one
+    index probe per row listed, as a copy of them would be marked."""
+    same = Transaction.objects.filter(
+        account_id=imp.account_id, source=import_source(imp), external_id=OuterRef("fingerprint")
+    ).values("id")[:1]
     repeats = Case(When(valid=True, then=Subquery(same)), default=None, output_field=UUIDField())
     return ImportRow.objects.filter(data_import_id=imp.rows_from_id).annotate(repeats=repeats)
 
