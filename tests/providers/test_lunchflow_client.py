@@ -7,6 +7,7 @@ import time
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from providers.http import ProviderHttp
 from providers.lunchflow.client import LunchFlowClient
@@ -14,8 +15,11 @@ from providers.testing.lunchflow_server import Fault
 from providers.types import HoldingsNotSupported, ProviderError
 from tests.providers.conftest import day
 
-TODAY = dt.date.today()
-YEAR_AGO = TODAY - dt.timedelta(days=365)
+
+def last_year() -> tuple[dt.date, dt.date]:
+    """The year up to today, read when the test runs (as `day()` and the fake server read it)."""
+    today = timezone.now().date()
+    return today - dt.timedelta(days=365), today
 
 
 def client(key: str = "test-key", **kwargs) -> LunchFlowClient:
@@ -42,7 +46,7 @@ def test_balance_is_decimal_in_account_currency(one_account):
 def test_amounts_are_turned_into_the_ledger_sign(one_account):
     one_account.scenario.add_transaction("a1", "out", day(2), -20.25, "Groceries", "Shop")
     one_account.scenario.add_transaction("a1", "in", day(1), 100, "Refund")
-    rows = {t.upstream_id: t for t in client().transactions("a1", YEAR_AGO, TODAY)}
+    rows = {t.upstream_id: t for t in client().transactions("a1", *last_year())}
     assert rows["out"].amount == Decimal("20.25")  # money out: positive in the ledger
     assert rows["in"].amount == Decimal("-100")
     assert rows["out"].merchant_name == "Shop" and rows["out"].name == "Groceries"
@@ -50,17 +54,18 @@ def test_amounts_are_turned_into_the_ledger_sign(one_account):
 
 def test_from_and_to_are_sent_inclusive_and_pending_only_when_enabled(one_account, settings):
     one_account.scenario.add_transaction("a1", "p", day(0), -1, "Pending", pending=True)
-    rows = client().transactions("a1", YEAR_AGO, TODAY)
+    year_ago, today = last_year()
+    rows = client().transactions("a1", year_ago, today)
     query = one_account.scenario.requests[-1]["query"]
     assert query == {
-        "from": YEAR_AGO.isoformat(),
-        "to": TODAY.isoformat(),
+        "from": year_ago.isoformat(),
+        "to": today.isoformat(),
         "include_pending": "true",
     }
     assert [r.pending for r in rows] == [True]
 
     settings.LUNCHFLOW_INCLUDE_PENDING = False
-    assert client().transactions("a1", YEAR_AGO, TODAY) == []
+    assert client().transactions("a1", *last_year()) == []
     assert "include_pending" not in one_account.scenario.requests[-1]["query"]
 
 
@@ -69,7 +74,7 @@ def test_more_rows_than_one_response_holds_are_all_fetched_by_splitting_the_rang
     for n in range(23):
         scenario.add_transaction("a1", f"t{n}", day(n * 3), -n - 1, f"Row {n}")
     scenario.page_size = 4
-    rows = client().transactions("a1", YEAR_AGO, TODAY)
+    rows = client().transactions("a1", *last_year())
     assert sorted(r.upstream_id for r in rows) == sorted(f"t{n}" for n in range(23))
     assert len(scenario.requests) > 6
 
@@ -79,7 +84,7 @@ def test_a_single_day_that_stays_short_fails_instead_of_losing_rows(one_account)
         one_account.scenario.add_transaction("a1", f"t{n}", day(1), -n - 1, "Same day")
     one_account.scenario.page_size = 2
     with pytest.raises(ProviderError, match="returned only 2"):
-        client().transactions("a1", YEAR_AGO, TODAY)
+        client().transactions("a1", *last_year())
 
 
 def test_401_asks_for_a_new_credential(one_account):
@@ -152,7 +157,7 @@ def test_a_transaction_without_an_amount_is_malformed(one_account):
     row = one_account.scenario.add_transaction("a1", "t", day(1), -1, "x")
     del row["amount"]
     with pytest.raises(ProviderError, match="amount"):
-        client().transactions("a1", YEAR_AGO, TODAY)
+        client().transactions("a1", *last_year())
 
 
 @pytest.mark.parametrize("paging", ["offset", "page"])
@@ -161,7 +166,7 @@ def test_a_single_day_with_more_rows_than_a_page_uses_offset_or_page(one_account
         one_account.scenario.add_transaction("a1", f"t{n}", day(1), -n - 1, "Same day")
     one_account.scenario.page_size = 3
     one_account.scenario.paging = paging
-    rows = client().transactions("a1", YEAR_AGO, TODAY)
+    rows = client().transactions("a1", *last_year())
     assert sorted(r.upstream_id for r in rows) == [f"t{n}" for n in range(7)]
 
 

@@ -31,7 +31,15 @@ from providers.types import ProviderError
 
 simplefin_server = simplefin_pytest.simplefin_server
 
-NOW = dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+def now() -> dt.datetime:
+    """Read when the test runs, as the fake server reads it when it builds the scenario."""
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+def last_days(days: int) -> dict[str, dt.datetime]:
+    end = now()
+    return {"start": end - dt.timedelta(days=days), "end": end}
 
 
 def _creds(access_url: str) -> tuple[str, str]:
@@ -121,7 +129,8 @@ def test_accounts_query_carries_epoch_window_and_no_pending_by_default(
     simplefin_server: FakeSimplefinServer,
 ) -> None:
     client, _ = _client(simplefin_server, include_pending=False)
-    start, end = NOW - dt.timedelta(days=60), NOW
+    end = now()
+    start = end - dt.timedelta(days=60)
     result = client.accounts(start=start, end=end)
     query = simplefin_server.requests_to("accounts")[-1].query
     assert query == {
@@ -139,7 +148,7 @@ def test_pending_is_asked_with_pending_1_when_the_setting_is_on(
 ) -> None:
     settings.SIMPLEFIN_INCLUDE_PENDING = True
     client, _ = _client(simplefin_server)
-    result = client.accounts(start=NOW - dt.timedelta(days=60), end=NOW)
+    result = client.accounts(**last_days(60))
     assert simplefin_server.requests_to("accounts")[-1].query["pending"] == ["1"]
     pending = [t for t in result.by_id()["ACT-1"].transactions if t.pending]
     assert [t.upstream_id for t in pending] == ["TRN-P1"]
@@ -152,7 +161,7 @@ def test_institution_omitting_pending_rows_even_when_asked(
     scenario = demo_scenario()
     scenario.omit_pending = True
     client, _ = _client(simplefin_server, scenario, include_pending=True)
-    result = client.accounts(start=NOW - dt.timedelta(days=60), end=NOW)
+    result = client.accounts(**last_days(60))
     assert simplefin_server.requests_to("accounts")[-1].query["pending"] == ["1"]
     assert not any(t.pending for t in result.by_id()["ACT-1"].transactions)
 
@@ -170,8 +179,9 @@ def test_account_balances_only_and_version_parameters(
 
 
 def test_parsing_signs_balances_dates_payee_memo(simplefin_server: FakeSimplefinServer) -> None:
-    client, _ = _client(simplefin_server)
-    result = client.accounts(start=NOW - dt.timedelta(days=60), end=NOW)
+    at = now()
+    client, _ = _client(simplefin_server, demo_scenario(at.timestamp()))
+    result = client.accounts(start=at - dt.timedelta(days=60), end=at)
     checking = result.by_id()["ACT-1"]
     assert checking.balance.amount == Decimal("1250.40")
     assert checking.balance.available == Decimal("1200.40")
@@ -183,14 +193,14 @@ def test_parsing_signs_balances_dates_payee_memo(simplefin_server: FakeSimplefin
     assert grocery.name == "GROCERY STORE"
     assert grocery.merchant_name == "Grocery Store"
     assert grocery.notes == "weekly shop"
-    assert grocery.date == (NOW - dt.timedelta(days=3)).date()
+    assert grocery.date == (at - dt.timedelta(days=3)).date()
 
 
 def test_two_accounts_with_the_same_name_stay_distinct(
     simplefin_server: FakeSimplefinServer,
 ) -> None:
     client, _ = _client(simplefin_server)
-    result = client.accounts(start=NOW - dt.timedelta(days=60), end=NOW)
+    result = client.accounts(**last_days(60))
     same = [a for a in result.accounts if a.account.name == "Checking"]
     assert {a.account.upstream_id for a in same} == {"ACT-1", "ACT-2"}
     by_id = result.by_id()
@@ -224,7 +234,7 @@ def test_custom_currency_url_is_resolved(simplefin_server: FakeSimplefinServer) 
                 "name": "Rewards",
                 "currency": "/currency/points",
                 "balance": "1500",
-                "balance-date": int(NOW.timestamp()),
+                "balance-date": int(now().timestamp()),
                 "transactions": [],
             },
             {
@@ -232,7 +242,7 @@ def test_custom_currency_url_is_resolved(simplefin_server: FakeSimplefinServer) 
                 "name": "Euro",
                 "currency": "/currency/eur",
                 "balance": "10",
-                "balance-date": int(NOW.timestamp()),
+                "balance-date": int(now().timestamp()),
                 "transactions": [],
             },
         ],
@@ -372,7 +382,7 @@ def test_credentials_never_in_logs_or_errors_over_a_whole_session(
     with caplog.at_level(logging.DEBUG):
         client, access = _client(simplefin_server, include_pending=True)
         client.info()
-        client.accounts(start=NOW - dt.timedelta(days=30), end=NOW)
+        client.accounts(**last_days(30))
         simplefin_server.fail_with(402)
         with pytest.raises(ProviderError) as exc:
             client.accounts()
