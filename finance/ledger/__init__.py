@@ -5,7 +5,7 @@ balances, transfer pairs, row counters and search entries in the same database t
 Nothing outside this package writes `Transaction` rows or runs that derivation
 (tests/finance/test_ledger_seam.py holds that)."""
 
-from finance.ledger.after import merge_account_dates
+from finance.ledger.after import PairsLater, merge_account_dates
 from finance.ledger.balances import account_balance_series, trade_model
 from finance.ledger.batch import LedgerBatch, ledger_batch
 from finance.ledger.check import ledger_check
@@ -24,6 +24,7 @@ __all__ = [
     "ROW_FIELDS",
     "SQLITE_MATCH_SQL",
     "LedgerBatch",
+    "PairsLater",
     "TransactionRows",
     "account_balance_series",
     "fast_insert",

@@ -26,7 +26,7 @@ from django.db.models import Min, Q, QuerySet
 from django.utils import timezone
 
 from core.exact import ExactSum
-from finance.ledger.after import derive, merge_account_dates
+from finance.ledger.after import PairsLater, derive, merge_account_dates
 from finance.ledger.db.fastinsert import fast_insert, insert_select
 from finance.ledger.labels import LabelWrites
 from finance.ledger.rows import rows_insert
@@ -45,8 +45,10 @@ FLOW_FIELDS = frozenset({"account", "account_id", "date", "amount", "excluded", 
 class LedgerBatch(LabelWrites):
     """Writes of one unit of work. Use `ledger_batch()`, which closes it."""
 
-    def __init__(self) -> None:
+    def __init__(self, pairs_later: PairsLater | None = None) -> None:
         self._families: dict[uuid.UUID, Family] = {}
+        # Transfer matching is left to this, run after several batches (None: at close).
+        self._pairs_later = pairs_later
         self._dates: dict[uuid.UUID, dict[uuid.UUID, dt.date | None]] = {}
         # Per household: the rows created, while creation is all that happened to it.
         self._created: dict[uuid.UUID, list[Transaction] | None] = {}
@@ -307,7 +309,16 @@ class LedgerBatch(LabelWrites):
                 continue
             created = self._created.get(family_id)
             flows = self._flows.get(family_id)
-            self.paired += derive(family=family, account_dates=dates, created=created, flows=flows)
+            later = self._pairs_later
+            self.paired += derive(
+                family=family,
+                account_dates=dates,
+                created=created,
+                flows=flows,
+                match=later is None,
+            )
+            if later is not None:
+                later.add(family, dates)
         if self.inserted >= ANALYZE_ABOVE and connection.vendor == "postgresql":
             with connection.cursor() as cursor:
                 cursor.execute(f"ANALYZE {connection.ops.quote_name(Transaction._meta.db_table)}")
@@ -315,11 +326,15 @@ class LedgerBatch(LabelWrites):
 
 
 @contextlib.contextmanager
-def ledger_batch(*, family: Family | None = None) -> Iterator[LedgerBatch]:
+def ledger_batch(
+    *, family: Family | None = None, pairs_later: PairsLater | None = None
+) -> Iterator[LedgerBatch]:
     """Open a batch inside a database transaction (joined when one is open); its close runs in
-    that same transaction, so a failure anywhere leaves no row and no derived value."""
+    that same transaction, so a failure anywhere leaves no row and no derived value.
+    `pairs_later`: transfer matching is left to it (finance/ledger/after.py), run once the
+    caller's batches have all closed."""
     with transaction.atomic():
-        batch = LedgerBatch()
+        batch = LedgerBatch(pairs_later)
         if family is not None:
             batch._family(family)
         yield batch

@@ -27,7 +27,7 @@ from typing import Any
 from django.db.models import F
 from django.utils import timezone
 
-from finance.ledger import LedgerBatch, ledger_batch
+from finance.ledger import LedgerBatch, PairsLater, ledger_batch
 from finance.models import Account
 from providers.base import ProviderAdapter, adapter_class, adapter_for
 from providers.http import ProviderHttp
@@ -156,9 +156,11 @@ def account_sync(
     end: dt.date,
     today: dt.date,
     stats: dict[str, Any],
+    pairs_later: PairsLater | None = None,
 ) -> None:
     """Fetch everything for one account first, then write it in one ledger batch (the rows,
-    the reported balance and everything derived from them, or nothing)."""
+    the reported balance and everything derived from them, or nothing). `pairs_later`: its
+    transfer matching is left to the caller's one pass over every account it syncs."""
     balance = adapter.balance(pa.upstream_id)
     rows: list[UpstreamTransaction] = adapter.transactions(pa.upstream_id, start, end)
     holdings: list[UpstreamHolding] | None = None
@@ -169,7 +171,7 @@ def account_sync(
             holdings_supported = True
         except HoldingsNotSupported:
             holdings_supported = False
-    with ledger_batch(family=pa.connection.family) as batch:
+    with ledger_batch(family=pa.connection.family, pairs_later=pairs_later) as batch:
         account = _ledger_account_for(pa, has_holdings=bool(holdings))
         result = transactions_apply(
             batch=batch,
@@ -243,10 +245,65 @@ def sync_run(*, sync_id: uuid.UUID, http: ProviderHttp | None = None) -> Sync:
             return Sync.objects.get(pk=sync_id)
         if orphaned:
             logger.warning("sync %s: its runner was lost; running it again", sync.pk)
-        return _sync_run_claimed(sync, http)
+        return _sync_run_claimed(sync, http, orphaned=orphaned)
 
 
-def _sync_run_claimed(sync: Sync, http: ProviderHttp | None) -> Sync:
+def _sync_accounts(
+    sync: Sync,
+    *,
+    adapter: ProviderAdapter,
+    targets: list[ProviderAccount],
+    window: tuple[dt.date, dt.date],
+    today: dt.date,
+    stats: dict[str, Any],
+    orphaned: bool,
+) -> bool:
+    """Sync each account in its own ledger batch, then pair transfers once over all of them
+    (finance/ledger/after.py, `PairsLater`), also when an account fails or the connection
+    stops the run: the accounts written by then are paired. A run taking over from a lost
+    runner pairs its accounts over the whole window, since rows that runner wrote before it
+    died come back unchanged and would otherwise never be matched. Returns whether every
+    failure was transient."""
+    later = PairsLater()
+    if orphaned:
+        family = sync.connection.family
+        for pa in targets:
+            if pa.account_id:
+                later.add(family, {pa.account_id: window[0]})
+    transient = True
+    try:
+        for pa in targets:
+            try:
+                account_sync(
+                    adapter=adapter,
+                    pa=pa,
+                    start=window[0],
+                    end=window[1],
+                    today=today,
+                    stats=stats,
+                    pairs_later=later,
+                )
+            except ProviderError as exc:
+                if exc.requires_update:
+                    raise
+                transient = transient and not exc.permanent
+                _note_retry_after(stats, exc)
+                stats["failed_accounts"].append(
+                    {"provider_account_id": str(pa.pk), "name": pa.name, "error": exc.user_message}
+                )
+            except Exception:
+                logger.exception("sync %s: account %s failed", sync.pk, pa.pk)
+                transient = False
+                stats["failed_accounts"].append(
+                    {"provider_account_id": str(pa.pk), "name": pa.name, "error": INTERNAL_ERROR}
+                )
+            Sync.objects.filter(pk=sync.pk).update(updated_at=timezone.now())  # heartbeat
+    finally:
+        later.match()
+    return transient
+
+
+def _sync_run_claimed(sync: Sync, http: ProviderHttp | None, *, orphaned: bool = False) -> Sync:
     connection = sync.connection
     stats = empty_stats()
     cls = adapter_class(connection.provider)
@@ -269,32 +326,15 @@ def _sync_run_claimed(sync: Sync, http: ProviderHttp | None) -> Sync:
                     permanent=True,
                 )
         stats["accounts_seen"] = len(upstream)
-        transient = True
-        for pa in targets:
-            try:
-                account_sync(
-                    adapter=adapter,
-                    pa=pa,
-                    start=start,
-                    end=end,
-                    today=today,
-                    stats=stats,
-                )
-            except ProviderError as exc:
-                if exc.requires_update:
-                    raise
-                transient = transient and not exc.permanent
-                _note_retry_after(stats, exc)
-                stats["failed_accounts"].append(
-                    {"provider_account_id": str(pa.pk), "name": pa.name, "error": exc.user_message}
-                )
-            except Exception:
-                logger.exception("sync %s: account %s failed", sync.pk, pa.pk)
-                transient = False
-                stats["failed_accounts"].append(
-                    {"provider_account_id": str(pa.pk), "name": pa.name, "error": INTERNAL_ERROR}
-                )
-            Sync.objects.filter(pk=sync.pk).update(updated_at=timezone.now())  # heartbeat
+        transient = _sync_accounts(
+            sync,
+            adapter=adapter,
+            targets=targets,
+            window=(start, end),
+            today=today,
+            stats=stats,
+            orphaned=orphaned,
+        )
     except ProviderError as exc:
         _note_retry_after(stats, exc)
         stats["requests_made"] = http.requests_made
