@@ -15,6 +15,7 @@ import csv
 import datetime as dt
 import importlib
 import os
+import shutil
 import tempfile
 import time
 import uuid
@@ -161,5 +162,5 @@ def run(*, full: bool, backend: str) -> Report:
         print(report.extra["peak_rss_target"])
     report.extra.update(rows=rows, rss_before_mb=rss_before, csv_bytes=path.stat().st_size)
     report.print_table(["phase", "rows", "seconds", "rows_per_s", "peak_rss_mb", "ratio", "target"])
-    os.remove(path)
+    shutil.rmtree(tmp, ignore_errors=True)
     return report

@@ -12,6 +12,7 @@ BENCH_RULES_SYNC=0 leaves the sync out."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Iterator
@@ -230,5 +231,5 @@ def run(*, full: bool, backend: str) -> Report:
         ["side", "rows", "seconds", "rows_per_s", "ratio", "rules_s", "peak_rss_mb", "target"]
     )
     print(f"rows changed by the rules: {changed:,} of {rows:,}")
-    path.unlink()
+    shutil.rmtree(path.parent, ignore_errors=True)
     return report
