@@ -3,6 +3,7 @@ publish and revert actions."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.contrib import admin, messages
@@ -10,7 +11,8 @@ from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.urls import path
+from django.shortcuts import redirect
+from django.urls import path, reverse
 from django.views.decorators.http import require_POST
 
 from core.errors import ApplicationError
@@ -192,11 +194,31 @@ class ImportRowAdmin(HouseholdAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         qs = super().get_queryset(request)
-        import_id = request.GET.get("data_import__id__exact")
+        import_id = _import_id(request)
+        if "data_import__id__exact" in request.GET and import_id is None:
+            return qs.none()  # not an import's id: no rows, as for an unknown one
         return qs.filter(data_import_id=import_id) if import_id else qs
+
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> Any:
+        """One import's rows, when that import borrows an earlier one's (it holds none of its
+        own: imports/services/reuse.py), are listed on its own page, which shows them."""
+        import_id = _import_id(request)
+        if import_id is not None:
+            imports = self.admin_site._registry[Import].get_queryset(request)
+            if imports.filter(pk=import_id, rows_from__isnull=False).exists():
+                return redirect(reverse("admin:imports_import_change", args=[import_id]))
+        return super().changelist_view(request, extra_context)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+def _import_id(request: HttpRequest) -> uuid.UUID | None:
+    """The import the row list is filtered to (None: none, or not an id)."""
+    try:
+        return uuid.UUID(request.GET.get("data_import__id__exact", ""))
+    except ValueError:
+        return None

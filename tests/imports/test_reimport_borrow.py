@@ -4,6 +4,8 @@ its parse gave; whatever happens to the ledger, its counts and marks follow it."
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from django.db import IntegrityError, connection, transaction
 
@@ -105,6 +107,31 @@ def test_the_admin_page_shows_borrowed_rows_without_copying_them(alice, publishe
     duplicates = client.get(f"/admin/imports/import/{again['id']}/change/?rows=duplicate")
     assert "Rent" in duplicates.content.decode()
     assert "Bad row" not in duplicates.content.decode()
+    assert borrows(again["id"]) and own_rows(again["id"]) == 0
+
+
+def test_the_admin_row_list_of_a_borrower_leads_to_its_page_and_lists_the_lenders(
+    alice, charlie, published
+):
+    account, first = published
+    again, _ = uploaded(alice, account_id=str(account.pk))
+    client = _admin(alice)
+    rows_url = "/admin/imports/importrow/?data_import__id__exact="
+    listed = client.get(rows_url + first["id"])
+    assert listed.status_code == 200 and "Rent" in listed.content.decode()
+    moved = client.get(rows_url + again["id"])
+    assert moved.status_code == 302
+    assert moved["Location"] == f"/admin/imports/import/{again['id']}/change/"
+    assert "Rent" in client.get(moved["Location"]).content.decode()
+    # another household's borrower lists nothing and leads nowhere, as an unknown id does
+    theirs = _admin(charlie)
+    for import_id in (again["id"], first["id"], str(uuid.uuid4())):
+        page = theirs.get(rows_url + import_id)
+        assert page.status_code == 200
+        assert "Rent" not in page.content.decode() and "0 import rows" in page.content.decode()
+    # a malformed id is the admin's own "bad filter" answer, not an error page
+    malformed = theirs.get(rows_url + "not-an-id")
+    assert malformed.status_code == 302 and malformed["Location"].endswith("?e=1")
     assert borrows(again["id"]) and own_rows(again["id"]) == 0
 
 
