@@ -130,9 +130,12 @@ async function main() {
   out.import = await timedImport(csvPath, accountId, categoryIds);
   out.import.ledger_rows = await count(accountId);
   save();
-  out.reimport = await timedImport(csvPath, accountId, categoryIds);
-  out.reimport.ledger_rows = await count(accountId);
-  save();
+  // --import-only: Actual's re-import of 50,000 rows runs for more than an hour.
+  if (!process.argv.includes('--import-only')) {
+    out.reimport = await timedImport(csvPath, accountId, categoryIds);
+    out.reimport.ledger_rows = await count(accountId);
+    save();
+  }
   await api.shutdown();
 }
 
