@@ -28,6 +28,7 @@ from django.utils import timezone
 from core.exact import ExactSum
 from finance.ledger.after import PairsLater, derive, merge_account_dates
 from finance.ledger.db.fastinsert import fast_insert, insert_select
+from finance.ledger.db.fastupdate import fast_update
 from finance.ledger.labels import LabelWrites
 from finance.ledger.rows import rows_insert
 from finance.ledger.rules import BatchRules
@@ -214,6 +215,24 @@ class LedgerBatch(LabelWrites):
             txn.save()
         else:
             txn.save(update_fields=list({*fields, "updated_at"}))
+
+    def update_many(
+        self, changes: Sequence[tuple[Transaction, Sequence[str], tuple[uuid.UUID, dt.date]]]
+    ) -> None:
+        """Save many edited rows, each given with the fields it changed and its (account id,
+        date) before the edit: a few statements (one per set of fields and 500 rows,
+        finance/ledger/db/fastupdate.py) where `update` runs one a row (a re-sync's changed
+        rows). Their `updated_at` is one time, as a batch's created rows share one."""
+        now = timezone.now()
+        groups: dict[frozenset[str], list[Transaction]] = {}
+        for txn, fields, was in changes:
+            if FLOW_FIELDS & set(fields):
+                self.touch(txn.family_id, was[0], was[1])
+                self.touch(txn.family_id, txn.account_id, txn.date)
+            txn.updated_at = now
+            groups.setdefault(frozenset({*fields, "updated_at"}), []).append(txn)
+        for fields, txns in groups.items():
+            fast_update(Transaction, sorted(fields), txns)
 
     def update_rows(self, queryset: QuerySet[Transaction], **values: Any) -> int:
         """One UPDATE over many rows (categorise, exclude, detach a deleted category)."""

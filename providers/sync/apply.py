@@ -256,6 +256,7 @@ def transactions_apply(
         pk for key, (pk, stored, by_sync) in existing.items() if stored != digests[key] or by_sync
     ]
     result.unchanged += len(existing) - len(stale)
+    changes = []
     for txn in _rows(stale):
         key = txn.external_id
         row, snapshot = keyed[key]
@@ -266,9 +267,10 @@ def transactions_apply(
                 txn.pending_settled = True
                 fields.append("pending_settled")
             fields += _refresh(txn, row, snapshot, merchants)
-        batch.update(txn, fields=fields, was=was)
+        changes.append((txn, fields, was))
         result.updated += 1
         result.touch(row.date)
+    batch.update_many(changes)  # a few statements, not one a row
 
     # New rows go as tuples (no model instance each), the rules run over them in the batch.
     family_id, account_id = account.family_id, account.pk
