@@ -33,13 +33,12 @@ from providers.base import ProviderAdapter, adapter_class, adapter_for
 from providers.http import ProviderHttp
 from providers.models import ProviderAccount, ProviderConnection, Sync
 from providers.sync.apply import transactions_apply
+from providers.sync.fetch import AccountData, FetchAhead, account_fetch
 from providers.sync.lock import sync_runner_lock
 from providers.types import (
-    HoldingsNotSupported,
     ProviderError,
     UpstreamAccount,
     UpstreamHolding,
-    UpstreamTransaction,
 )
 
 logger = logging.getLogger("providers.sync")
@@ -157,20 +156,15 @@ def account_sync(
     today: dt.date,
     stats: dict[str, Any],
     pairs_later: PairsLater | None = None,
+    fetched: AccountData | None = None,
 ) -> None:
-    """Fetch everything for one account first, then write it in one ledger batch (the rows,
-    the reported balance and everything derived from them, or nothing). `pairs_later`: its
-    transfer matching is left to the caller's one pass over every account it syncs."""
-    balance = adapter.balance(pa.upstream_id)
-    rows: list[UpstreamTransaction] = adapter.transactions(pa.upstream_id, start, end)
-    holdings: list[UpstreamHolding] | None = None
-    holdings_supported = pa.holdings_supported
-    if adapter.supports_holdings and pa.holdings_supported is not False:
-        try:
-            holdings = adapter.holdings(pa.upstream_id)
-            holdings_supported = True
-        except HoldingsNotSupported:
-            holdings_supported = False
+    """Fetch everything for one account first (`fetched`: already read, providers/sync/
+    fetch.py), then write it in one ledger batch (the rows, the reported balance and
+    everything derived from them, or nothing). `pairs_later`: its transfer matching is left
+    to the caller's one pass over every account it syncs."""
+    data = fetched or account_fetch(adapter, pa, start, end)
+    balance, rows, holdings = data.balance, data.rows, data.holdings
+    holdings_supported = data.holdings_supported
     with ledger_batch(family=pa.connection.family, pairs_later=pairs_later) as batch:
         account = _ledger_account_for(pa, has_holdings=bool(holdings))
         result = transactions_apply(
@@ -248,6 +242,12 @@ def sync_run(*, sync_id: uuid.UUID, http: ProviderHttp | None = None) -> Sync:
         return _sync_run_claimed(sync, http, orphaned=orphaned)
 
 
+def _failed(stats: dict[str, Any], pa: ProviderAccount, error: str) -> None:
+    stats["failed_accounts"].append(
+        {"provider_account_id": str(pa.pk), "name": pa.name, "error": error}
+    )
+
+
 def _sync_accounts(
     sync: Sync,
     *,
@@ -272,32 +272,31 @@ def _sync_accounts(
                 later.add(family, {pa.account_id: window[0]})
     transient = True
     try:
-        for pa in targets:
-            try:
-                account_sync(
-                    adapter=adapter,
-                    pa=pa,
-                    start=window[0],
-                    end=window[1],
-                    today=today,
-                    stats=stats,
-                    pairs_later=later,
-                )
-            except ProviderError as exc:
-                if exc.requires_update:
-                    raise
-                transient = transient and not exc.permanent
-                _note_retry_after(stats, exc)
-                stats["failed_accounts"].append(
-                    {"provider_account_id": str(pa.pk), "name": pa.name, "error": exc.user_message}
-                )
-            except Exception:
-                logger.exception("sync %s: account %s failed", sync.pk, pa.pk)
-                transient = False
-                stats["failed_accounts"].append(
-                    {"provider_account_id": str(pa.pk), "name": pa.name, "error": INTERNAL_ERROR}
-                )
-            Sync.objects.filter(pk=sync.pk).update(updated_at=timezone.now())  # heartbeat
+        # Each account is read while the one before it is written (providers/sync/fetch.py).
+        with FetchAhead(adapter, targets, window) as ahead:
+            for index, pa in enumerate(targets):
+                try:
+                    account_sync(
+                        adapter=adapter,
+                        pa=pa,
+                        start=window[0],
+                        end=window[1],
+                        today=today,
+                        stats=stats,
+                        pairs_later=later,
+                        fetched=ahead.take(index),
+                    )
+                except ProviderError as exc:
+                    if exc.requires_update:
+                        raise
+                    transient = transient and not exc.permanent
+                    _note_retry_after(stats, exc)
+                    _failed(stats, pa, exc.user_message)
+                except Exception:
+                    logger.exception("sync %s: account %s failed", sync.pk, pa.pk)
+                    transient = False
+                    _failed(stats, pa, INTERNAL_ERROR)
+                Sync.objects.filter(pk=sync.pk).update(updated_at=timezone.now())  # heartbeat
     finally:
         later.match()
     return transient

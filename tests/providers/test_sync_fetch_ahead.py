@@ -1,0 +1,95 @@
+"""A sync reads each account while the one before it is written (providers/sync/fetch.py):
+the provider sees the same requests, in the same order, one at a time; a refused key stops
+the reading at once; an account whose read fails does not stop the next one's."""
+
+from __future__ import annotations
+
+import datetime as dt
+from types import SimpleNamespace
+
+import pytest
+
+from finance.models import Transaction
+from providers.models import ProviderConnection, Sync
+from providers.sync.fetch import FetchAhead
+from providers.testing.lunchflow_server import Fault
+from providers.types import ProviderError
+from tests.providers.conftest import connect, day, run_sync
+
+
+@pytest.fixture
+def three(lunchflow):
+    s = lunchflow.scenario
+    for acc in ("a1", "a2", "a3"):
+        s.add_account(acc, f"Account {acc}", "EUR", "10")
+        s.add_transaction(acc, f"{acc}-t", day(2), -1, f"ROW {acc}")
+    return lunchflow
+
+
+def _paths(server) -> list[str]:
+    return [r["path"] for r in server.scenario.requests if r["path"].startswith("/accounts/")]
+
+
+@pytest.mark.django_db
+def test_the_requests_are_the_ones_a_sync_in_turn_makes_in_its_order(alice, three):
+    sync = run_sync(connect(alice))
+    assert sync.status == Sync.Status.COMPLETED
+    assert _paths(three) == [
+        f"/accounts/{acc}/{what}"
+        for acc in ("a1", "a2", "a3")
+        for what in ("balance", "transactions", "holdings")
+    ]
+    assert Transaction.objects.filter(family=alice.family).count() == 3
+
+
+@pytest.mark.django_db
+def test_a_refused_key_reads_no_further_account(alice, three):
+    three.scenario.faults["/accounts/a2/balance"] = Fault(status=401)
+    connection = connect(alice)
+    sync = run_sync(connection)
+    connection.refresh_from_db()
+    assert sync.status == Sync.Status.FAILED
+    assert connection.status == ProviderConnection.Status.REQUIRES_UPDATE
+    assert not any("/a3/" in path for path in _paths(three))
+    # the account read and written before the refusal keeps its rows
+    assert list(Transaction.objects.values_list("external_id", flat=True)) == ["a1-t"]
+
+
+@pytest.mark.django_db
+def test_an_account_whose_read_fails_leaves_the_next_one_read_and_written(alice, three):
+    three.scenario.faults["/accounts/a1/transactions"] = Fault(status=500)
+    sync = run_sync(connect(alice))
+    assert sync.status == Sync.Status.FAILED
+    assert [f["name"] for f in sync.stats["failed_accounts"]] == ["Account a1"]
+    assert sorted(Transaction.objects.values_list("external_id", flat=True)) == ["a2-t", "a3-t"]
+
+
+class _Adapter:
+    """A stand-in adapter for FetchAhead alone: records each account it is asked about."""
+
+    supports_holdings = False
+
+    def __init__(self, refuse: str) -> None:
+        self.asked: list[str] = []
+        self.refuse = refuse
+
+    def balance(self, upstream_id: str):
+        self.asked.append(upstream_id)
+        if upstream_id == self.refuse:
+            raise ProviderError("refused", requires_update=True)
+        return None
+
+    def transactions(self, upstream_id: str, start, end) -> list:
+        return []
+
+
+def test_fetch_ahead_starts_no_read_after_a_refused_key():
+    accounts = [SimpleNamespace(upstream_id=f"a{n}", holdings_supported=None) for n in (1, 2, 3)]
+    adapter = _Adapter(refuse="a2")
+    window = (dt.date(2026, 1, 1), dt.date(2026, 1, 31))
+    with FetchAhead(adapter, accounts, window) as ahead:
+        assert ahead.take(0).rows == []
+        with pytest.raises(ProviderError, match="refused"):
+            ahead.take(1)
+        ahead._pool.submit(lambda: None).result()  # one worker: whatever was queued has run
+    assert adapter.asked == ["a1", "a2"]
