@@ -93,9 +93,14 @@ def test_killed_sync_leaves_nothing_partial_and_recovers(
     try:
         # WHEN the worker is killed in the middle of the second account
         if moment == "while fetching":
+            # Savings is read while Checking is written (providers/sync/fetch.py): the kill
+            # comes once Checking has committed and the read of Savings hangs
             wait_for(
-                lambda: scenario.paths().count("/accounts/a2/transactions") > asked_before,
-                "the slow request for Savings",
+                lambda: (
+                    scenario.paths().count("/accounts/a2/transactions") > asked_before
+                    and _ledger("Checking") == ["c1", "c2"]
+                ),
+                "the slow request for Savings, after Checking committed",
                 child,
             )
         else:
