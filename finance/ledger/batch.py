@@ -205,12 +205,10 @@ class LedgerBatch(LabelWrites):
             txn.edited_fields = [*(txn.edited_fields or ()), *edited]
             if fields is not None:
                 fields = [*fields, "edited_fields"]
-        moves = fields is None or bool(FLOW_FIELDS & set(fields))
-        if moves:
+        if fields is None or FLOW_FIELDS & set(fields):
             if was is None:
                 was = Transaction.objects.filter(pk=txn.pk).values_list("account_id", "date").get()
-            self.touch(txn.family_id, was[0], was[1])
-            self.touch(txn.family_id, txn.account_id, txn.date)
+            self._moved(txn, was)
         if fields is None:
             txn.save()
         else:
@@ -227,12 +225,16 @@ class LedgerBatch(LabelWrites):
         groups: dict[frozenset[str], list[Transaction]] = {}
         for txn, fields, was in changes:
             if FLOW_FIELDS & set(fields):
-                self.touch(txn.family_id, was[0], was[1])
-                self.touch(txn.family_id, txn.account_id, txn.date)
+                self._moved(txn, was)
             txn.updated_at = now
             groups.setdefault(frozenset({*fields, "updated_at"}), []).append(txn)
         for fields, txns in groups.items():
             fast_update(Transaction, sorted(fields), txns)
+
+    def _moved(self, txn: Transaction, was: tuple[uuid.UUID, dt.date]) -> None:
+        """A row's flow left (account, date) `was` for where it is now: both move."""
+        self.touch(txn.family_id, was[0], was[1])
+        self.touch(txn.family_id, txn.account_id, txn.date)
 
     def update_rows(self, queryset: QuerySet[Transaction], **values: Any) -> int:
         """One UPDATE over many rows (categorise, exclude, detach a deleted category)."""
