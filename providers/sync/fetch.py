@@ -89,24 +89,17 @@ class FetchAhead:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     def _submit(self, index: int) -> None:
-        if self._pool is not None and index < len(self._targets) and index not in self._futures:
+        if self._pool is not None and index < len(self._targets):
             pa = self._targets[index]
             self._futures[index] = self._pool.submit(
                 _fetch_in_worker, self._adapter, pa, *self._window
             )
 
     def take(self, index: int) -> AccountData:
-        """Account `index`'s data, waiting for its read; the next account's read starts."""
-        self._submit(index)  # not started yet (the caller skipped one): start it now
+        """Account `index`'s data (taken in order: 0, 1, ...), waiting for its read; the next
+        account's read starts, unless this one found the key refused."""
         future = self._futures.pop(index)
-        try:
-            data = future.result()
-        except ProviderError as exc:
-            if not exc.requires_update:
-                self._submit(index + 1)
-            raise
-        except Exception:
+        failure = future.exception()  # waits for the read
+        if not (isinstance(failure, ProviderError) and failure.requires_update):
             self._submit(index + 1)
-            raise
-        self._submit(index + 1)
-        return data
+        return future.result()  # raises what the read raised

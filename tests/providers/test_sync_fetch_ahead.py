@@ -83,12 +83,15 @@ class _Adapter:
         return []
 
 
-def test_fetch_ahead_starts_no_read_after_a_refused_key():
+def test_fetch_ahead_reads_the_next_account_and_none_after_a_refused_key():
     accounts = [SimpleNamespace(upstream_id=f"a{n}", holdings_supported=None) for n in (1, 2, 3)]
     adapter = _Adapter(refuse="a2")
     window = (dt.date(2026, 1, 1), dt.date(2026, 1, 31))
     with FetchAhead(adapter, accounts, window) as ahead:
         assert ahead.take(0).rows == []
+        # taking an account starts the next one's read, while the caller writes this one
+        ahead._pool.submit(lambda: None).result()  # one worker: whatever was queued has run
+        assert adapter.asked == ["a1", "a2"]
         with pytest.raises(ProviderError, match="refused"):
             ahead.take(1)
         ahead._pool.submit(lambda: None).result()  # one worker: whatever was queued has run
