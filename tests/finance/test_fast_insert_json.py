@@ -25,7 +25,7 @@ def test_prepare_adapts_each_value_as_its_field_does_repeated_or_not():
 
     import pytest
 
-    from finance.ledger.db.fastinsert import _adapter, _prepare
+    from finance.ledger.db.fastinsert import _prepare, value_adapter
     from finance.models import Transaction
 
     names = (
@@ -48,7 +48,7 @@ def test_prepare_adapts_each_value_as_its_field_does_repeated_or_not():
         (uuid.uuid4(), key, other, day, Decimal("1.5"), "EUR", "a", None, {"x": [1]}),
     ]
     fields = [Transaction._meta.get_field(n) for n in names]
-    adapters = [_adapter(f) for f in fields]
+    adapters = [value_adapter(f) for f in fields]
     expected = [
         tuple(v if a is None or v is None else a(v) for a, v in zip(adapters, row, strict=True))
         for row in rows

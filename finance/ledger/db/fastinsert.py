@@ -26,7 +26,7 @@ from finance.ledger.db import deferred
 SMALL = 32
 
 
-def _adapter(field: models.Field, copy: bool = False) -> Callable[[Any], Any] | None:
+def value_adapter(field: models.Field, copy: bool = False) -> Callable[[Any], Any] | None:
     """How to turn a value of `field` into what the driver takes; None: as it is. `copy`:
     for COPY, which takes JSON as its text (Django's Jsonb wrapper cost 15 us a value)."""
     ops = connection.ops
@@ -97,8 +97,8 @@ def _prepare(
     given = [model._meta.get_field(name) for name in names]
     fixed = _fixed(model, given)
     columns = [f.column for f in given] + [f.column for f, _ in fixed]
-    tail = tuple(_adapt(_adapter(f, copy), v) for f, v in fixed)
-    adapters = [_adapter(f, copy) for f in given]
+    tail = tuple(_adapt(value_adapter(f, copy), v) for f, v in fixed)
+    adapters = [value_adapter(f, copy) for f in given]
     if not any(adapters):  # PostgreSQL without JSON: the rows go as they are
         return columns, [(*row, *tail) for row in rows]
     width = len(adapters)
@@ -202,7 +202,7 @@ def insert_select(
     fixed = _fixed(model, given)
     qn = connection.ops.quote_name
     columns = [f.column for f in given] + [f.column for f, _ in fixed]
-    tail = [_adapt(_adapter(f), v) for f, v in fixed]
+    tail = [_adapt(value_adapter(f), v) for f, v in fixed]
     width = len(given)
     staged = ", ".join(f"c{i}" for i in range(width))
     defaults = ", ".join(["%s"] * len(tail))

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db import connection, models
 
-from finance.ledger.db.fastinsert import _adapter
+from finance.ledger.db.fastinsert import value_adapter
 
 # Rows per statement: the parameters stay far below either database's limit.
 BATCH = 500
@@ -31,7 +31,7 @@ def fast_update(
     objects hold; returns how many rows were updated. No `auto_now`: the caller sets them."""
     meta = model._meta
     fields = [meta.pk, *(meta.get_field(name) for name in names)]
-    adapters = [_nullable(_adapter(field)) for field in fields]
+    adapters = [_nullable(value_adapter(field)) for field in fields]
     attnames = [field.attname for field in fields]
     qn = connection.ops.quote_name
     pg = connection.vendor == "postgresql"
