@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import NamedTuple
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max, Min, Q, QuerySet
 
 from finance.ledger.db.pair_candidates import pair_candidates
@@ -34,7 +34,6 @@ from finance.ledger.pairs import (
 )
 from finance.models import Family, RejectedTransfer, Transaction, Transfer
 
-MATCH_WINDOW_DAYS = 62  # touched legs read per pass: bounds memory on huge imports
 _CHUNK = 500
 
 
@@ -75,37 +74,26 @@ def _candidates(
     *,
     new: list[Leg] | None = None,
 ) -> list[tuple[Leg, Leg]]:
-    """Possible (outflow, inflow) pairs with a touched leg (`touched_q`), best first.
-    `window` bounds the touched legs' dates (inclusive) so memory stays bounded. `new`: the
-    touched legs are these rows just created (in hand, unpaired), a small part of their date
-    range, so counterparts are looked up by amount however many amounts there are."""
-    if new is None and window is not None and connection.vendor == "postgresql":
+    """Possible (outflow, inflow) pairs with a touched leg (`touched_q`), best first: the
+    touched legs dated within `window` (inclusive), paired by the database. `new`: the touched
+    legs are these rows just created (in hand, unpaired: a create or a bulk's at most 1,000),
+    their counterparts read by amount."""
+    if new is None:
+        if window is None:
+            raise ValueError("touched legs are read within a window of dates")
         return _candidates_joined(family, touched_q, window)
-    if new is not None:
-        touched = new
-    else:
-        if window is not None:
-            touched_q &= Q(date__gte=window[0], date__lte=window[1])
-        touched = _legs(
-            unpaired(Transaction.objects.filter(family=family).filter(touched_q)).exclude(amount=0)
-        )
+    touched = new
     if not touched:
         return []
     window = dt.timedelta(days=MAX_DAYS_APART)
     low = min(t.date for t in touched) - window
     high = max(t.date for t in touched) + window
-    # A counterpart has the opposite amount of a touched leg.
+    # A counterpart has the opposite amount of a touched leg (new legs are few: finding them
+    # again among the others costs less than excluding them).
     wanted = sorted({-t.amount for t in touched})
     others: dict[uuid.UUID, Leg] = {t.pk: t for t in touched}
-    # The touched legs are in hand: read only the others (an import's own rows, a whole
-    # window of them, are most of what the date range holds).
     qs = unpaired(Transaction.objects.filter(family=family, date__gte=low, date__lte=high))
-    if new is None:
-        qs = qs.exclude(touched_q)  # new legs are few: finding them again costs less than this
-    if new is not None or len(wanted) <= _CHUNK:
-        # Few amounts: ask for them; many (an import): reading the whole window is cheaper.
-        qs = qs.filter(amount__in=wanted)
-    for leg in _legs(qs):
+    for leg in _legs(qs.filter(amount__in=wanted)):
         others.setdefault(leg.pk, leg)
     inflows_by_key: dict[tuple[object, str], list[Leg]] = {}
     outflows_by_key: dict[tuple[object, str], list[Leg]] = {}
@@ -342,35 +330,10 @@ def transfers_match(
     )
     if bounds["low"] is None:
         return 0
-    margin = dt.timedelta(days=MAX_DAYS_APART)
-    if connection.vendor == "postgresql":
-        # The database joins the touched legs to their counterparts: only candidate pairs
-        # come back, however many legs the range holds (no window, no two-accounts probe).
-        window = (bounds["low"], bounds["high"])
-        return _pairs_write(family, _choose(_candidates(family, touched_q, window)))
-    accounts_in_range = (
-        unpaired(
-            Transaction.objects.filter(
-                family=family, date__gte=bounds["low"] - margin, date__lte=bounds["high"] + margin
-            )
-        )
-        .exclude(amount=0)
-        .values_list("account_id", flat=True)
-        .distinct()
-        .order_by()
-    )
-    if len(accounts_in_range[:2]) < 2:
-        return 0  # a pair needs two accounts (an import into a household's only busy account)
-    # Touched legs are read a window of days at a time (an import of a million rows must not
-    # hold them all in memory). Pairs of one window are written before the next is read, so a
-    # later window never sees them as free.
-    created = 0
-    day = bounds["low"]
-    while day <= bounds["high"]:
-        window = (day, day + dt.timedelta(days=MATCH_WINDOW_DAYS - 1))
-        created += _pairs_write(family, _choose(_candidates(family, touched_q, window)))
-        day = window[1] + dt.timedelta(days=1)
-    return created
+    # The database joins the touched legs to their counterparts: only candidate pairs come
+    # back, however many legs the range holds.
+    window = (bounds["low"], bounds["high"])
+    return _pairs_write(family, _choose(_candidates(family, touched_q, window)))
 
 
 def _rows_elsewhere(family: Family, account_id: uuid.UUID) -> bool:

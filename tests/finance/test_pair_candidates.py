@@ -1,5 +1,5 @@
 """Transfer candidates by the matching rules, on both roads: PostgreSQL's one self-join
-(finance/ledger/db/pair_candidates.py) and SQLite's Python path give the same pairs."""
+(finance/ledger/db/pair_candidates.py) and SQLite's staged one give the same pairs."""
 
 from __future__ import annotations
 
