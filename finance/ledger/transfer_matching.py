@@ -68,23 +68,24 @@ def _touched_q(account_ids: Iterable[uuid.UUID], since: Mapping[uuid.UUID, dt.da
 
 
 def _candidates(
-    family: Family,
-    touched_q: Q,
-    window: tuple[dt.date, dt.date] | None = None,
-    *,
-    new: list[Leg] | None = None,
+    family: Family, touched_q: Q, window: tuple[dt.date, dt.date]
 ) -> list[tuple[Leg, Leg]]:
-    """Possible (outflow, inflow) pairs with a touched leg (`touched_q`), best first: the
-    touched legs dated within `window` (inclusive), paired by the database. `new`: the touched
-    legs are these rows just created (in hand, unpaired: a create or a bulk's at most 1,000),
-    their counterparts read by amount."""
-    if new is None:
-        if window is None:
-            raise ValueError("touched legs are read within a window of dates")
-        return _candidates_joined(family, touched_q, window)
-    touched = new
-    if not touched:
-        return []
+    """Possible (outflow, inflow) pairs with a touched leg (`touched_q`, dated within `window`,
+    inclusive), best first: found by one self-join in the database
+    (finance/ledger/db/pair_candidates.py)."""
+    margin = dt.timedelta(days=MAX_DAYS_APART)
+    free = Transaction.objects.filter(family=family).exclude(amount=0)  # paired: see there
+    touched = free.filter(touched_q, date__gte=window[0], date__lte=window[1])
+    others = free.filter(date__gte=window[0] - margin, date__lte=window[1] + margin)
+    found = pair_candidates(touched, others, (*_LEG_COLUMNS, "created_at"), MAX_DAYS_APART)
+    pairs = [(Leg(*outflow), Leg(*inflow)) for outflow, inflow in found]
+    pairs.sort(key=_pair_order)
+    return pairs
+
+
+def _new_candidates(family: Family, touched: list[Leg]) -> list[tuple[Leg, Leg]]:
+    """`_candidates` of rows just created (in hand, unpaired: a create's or a bulk's, at most
+    1,000): their counterparts read by amount, paired here."""
     window = dt.timedelta(days=MAX_DAYS_APART)
     low = min(t.date for t in touched) - window
     high = max(t.date for t in touched) + window
@@ -124,21 +125,6 @@ def _candidates(
     ordered = [pair for key, pair in pairs.items() if key not in rejected]
     ordered.sort(key=_pair_order)
     return ordered
-
-
-def _candidates_joined(
-    family: Family, touched_q: Q, window: tuple[dt.date, dt.date]
-) -> list[tuple[Leg, Leg]]:
-    """`_candidates` on PostgreSQL: the pairs found by one self-join in the database
-    (finance/ledger/db/pair_candidates.py), ordered the same way."""
-    margin = dt.timedelta(days=MAX_DAYS_APART)
-    free = Transaction.objects.filter(family=family).exclude(amount=0)  # paired: see there
-    touched = free.filter(touched_q, date__gte=window[0], date__lte=window[1])
-    others = free.filter(date__gte=window[0] - margin, date__lte=window[1] + margin)
-    found = pair_candidates(touched, others, (*_LEG_COLUMNS, "created_at"), MAX_DAYS_APART)
-    pairs = [(Leg(*outflow), Leg(*inflow)) for outflow, inflow in found]
-    pairs.sort(key=_pair_order)
-    return pairs
 
 
 def _pair_order(pair: tuple[Leg, Leg]) -> tuple:
@@ -319,8 +305,7 @@ def transfers_match(
         legs = _new_legs(new)
         if not legs:
             return 0
-        chosen = _choose(_candidates(family, Q(pk__in=[leg.pk for leg in legs]), new=legs))
-        return _pairs_write(family, chosen)
+        return _pairs_write(family, _choose(_new_candidates(family, legs)))
     _stale_suggestions_drop(family, account_ids, since)
     if len(set(account_ids)) == 1 and not _rows_elsewhere(family, account_ids[0]):
         return 0  # a pair needs two accounts: a household's only account with rows has none
