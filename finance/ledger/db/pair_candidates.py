@@ -133,7 +133,6 @@ def _staged_pairs(
     names = ", ".join(_NAMES)
     try:
         for table, (sql, params) in zip(_STAGED, sets, strict=True):
-            cursor.execute(f"DROP TABLE IF EXISTS temp.{table}")
             cursor.execute(f"CREATE TEMP TABLE {table} ({names})")
             cursor.execute(f"INSERT INTO temp.{table} {sql}", params)
             cursor.execute(f"CREATE INDEX temp.{table}_key ON {table} (amount, currency)")
