@@ -1,4 +1,4 @@
-"""Version-7 keys (core/keys.py) draw their random bits from a per-thread pool of system
+"""Version-7 keys (core/keys.py) draw their random bits from a per-thread page of system
 random bytes: no two threads, and no forked child and its parent, ever hand out the same
 bits."""
 
@@ -21,18 +21,32 @@ def test_keys_of_one_thread_are_distinct_across_pool_refills():
     assert {k.version for k in keys} == {7} and {k.variant for k in keys} == {uuid.RFC_4122}
 
 
-def test_threads_never_share_random_bits():
+def test_each_thread_draws_its_own_page(monkeypatch):
+    """A thread never takes bytes from another's page: its first key reads a page of its own
+    even while the main thread's page still holds unread bytes."""
+    from core import keys
+
+    uuid7()  # the main thread's page, nearly all unread
+    draws: list[threading.Thread] = []
+    system = os.urandom
+
+    def counted(n: int) -> bytes:
+        draws.append(threading.current_thread())
+        return system(n)
+
+    monkeypatch.setattr(keys.os, "urandom", counted)
     found: list[list[int]] = [[], []]
 
     def make(out: list[int]) -> None:
-        out.extend(_random_part(uuid7()) for _ in range(2000))
+        out.extend(_random_part(uuid7()) for _ in range(100))
 
     workers = [threading.Thread(target=make, args=(out,)) for out in found]
     for w in workers:
         w.start()
     for w in workers:
         w.join()
-    assert len(set(found[0]) | set(found[1])) == 4000
+    assert len(draws) == 2 and len(set(draws)) == 2  # one page each, none for the main thread
+    assert len(set(found[0]) | set(found[1])) == 200
 
 
 def test_a_forked_child_does_not_repeat_its_parents_next_keys():
