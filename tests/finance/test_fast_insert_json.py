@@ -53,7 +53,7 @@ def test_prepare_adapts_each_value_as_its_field_does_repeated_or_not():
         tuple(v if a is None or v is None else a(v) for a, v in zip(adapters, row, strict=True))
         for row in rows
     ]
-    columns, params = _prepare(Transaction, names, rows)
+    columns, params = _prepare(Transaction, names, rows)  # fields, in the columns order
 
     def plain(values: tuple) -> tuple:  # psycopg's JSON wrappers compare by identity
         return tuple(getattr(v, "obj", v) for v in values)

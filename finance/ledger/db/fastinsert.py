@@ -21,6 +21,7 @@ from django.utils import timezone
 from core.exact import ExactDecimalField
 from core.planner import hash_joins
 from finance.ledger.db import deferred
+from finance.ledger.db.copyrows import copy_rows
 
 # Up to this many rows take plain INSERT statements: COPY and a staging table cost more than
 # they save for a handful.
@@ -96,15 +97,15 @@ def _prepare(
     names: Sequence[str],
     rows: Sequence[Sequence[Any]],
     copy: bool = False,
-) -> tuple[list[str], list[tuple]]:
-    """The table's columns (given ones, then defaults) and each row's adapted values."""
+) -> tuple[list[models.Field], list[tuple]]:
+    """The table's fields (given ones, then defaults) and each row's adapted values."""
     given = [model._meta.get_field(name) for name in names]
     fixed = _fixed(model, given)
-    columns = [f.column for f in given] + [f.column for f, _ in fixed]
+    fields = given + [f for f, _ in fixed]
     tail = tuple(_adapt(value_adapter(f, copy), v) for f, v in fixed)
     adapters = [value_adapter(f, copy) for f in given]
     if not any(adapters):  # PostgreSQL without JSON: the rows go as they are
-        return columns, [(*row, *tail) for row in rows]
+        return fields, [(*row, *tail) for row in rows]
     width = len(adapters)
     for row in rows:
         if len(row) != width:
@@ -120,7 +121,7 @@ def _prepare(
                 if values[i] is not None:
                     values[i] = adapt(values[i])
             params.append((*values, *tail))
-        return columns, params
+        return fields, params
     # SQLite: column by column, keys and dates, which repeat down a batch (its household,
     # account, import, days), adapted once per distinct value (50,000 import rows: 0.20 ->
     # 0.14 s of CPU).
@@ -131,7 +132,7 @@ def _prepare(
         else:
             values[i] = [None if v is None else adapter(v) for v in values[i]]
     # The defaults repeat without end: the rows' own columns decide where the zip stops.
-    return columns, list(zip(*values, *map(repeat, tail), strict=False))
+    return fields, list(zip(*values, *map(repeat, tail), strict=False))
 
 
 def _repeats(field: models.Field) -> bool:
@@ -176,21 +177,19 @@ def fast_insert(
     """INSERT `rows` (tuples in the order of `names`, field names) into `model`'s table."""
     rows = rows if isinstance(rows, Sequence) else list(rows)
     by_copy = _by_copy(rows)
-    columns, params = _prepare(model, names, rows, by_copy)
+    fields, params = _prepare(model, names, rows, by_copy)
     if not params:
         return 0
     qn = connection.ops.quote_name
     table = qn(model._meta.db_table)
     # Table and column names come from the model's meta, never from input.
-    names_sql = ", ".join(qn(c) for c in columns)
+    names_sql = ", ".join(qn(f.column) for f in fields)
     with _triggers(model, len(params)), connection.cursor() as cursor:
         if by_copy:
             # COPY: the database's own bulk path, faster than an executemany pipeline.
-            with cursor.cursor.copy(f"COPY {table} ({names_sql}) FROM STDIN") as copy:
-                for values in params:
-                    copy.write_row(values)
+            copy_rows(cursor, table, names_sql, fields, params)
         else:
-            placeholders = ", ".join(["%s"] * len(columns))
+            placeholders = ", ".join(["%s"] * len(fields))
             sql = f"INSERT INTO {table} ({names_sql}) VALUES ({placeholders})"  # noqa: S608
             cursor.executemany(sql, params)
     return len(params)
@@ -227,14 +226,13 @@ def insert_select(
         return cursor.rowcount
 
 
-def _copy_new(cursor: Any, copy_sql: str, params: list[tuple]) -> bool:
+def _copy_new(cursor: Any, table: str, names_sql: str, fields: list, params: list[tuple]) -> bool:
     """COPY rows whose keys were checked free straight into the table, in a savepoint: False
     when a racing writer stored one of them meanwhile (nothing is written then). Staging the
     rows for an `ON CONFLICT` costs a second pass the common case does not need."""
     try:
-        with transaction.atomic(), cursor.cursor.copy(copy_sql) as copy:
-            for values in params:
-                copy.write_row(values)
+        with transaction.atomic():
+            copy_rows(cursor, table, names_sql, fields, params)
     except connection.Database.IntegrityError:
         return False
     return True
@@ -255,17 +253,17 @@ def fast_insert_new(
     if names[0] != meta.pk.name:
         raise ValueError("the primary key must come first")
     by_copy = _by_copy(rows)
-    columns, params = _prepare(model, names, rows, by_copy)
+    fields, params = _prepare(model, names, rows, by_copy)
     if not params:
         return set()
     qn = connection.ops.quote_name
     table = qn(meta.db_table)
-    names_sql = ", ".join(qn(c) for c in columns)
+    names_sql = ", ".join(qn(f.column) for f in fields)
     keys = {values[0]: row[0] for values, row in zip(params, rows, strict=True)}
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql" and not by_copy:
             # A few rows (a single create): one plain statement, no staging table.
-            row_sql = "(" + ", ".join(["%s"] * len(columns)) + ")"
+            row_sql = "(" + ", ".join(["%s"] * len(fields)) + ")"
             cursor.execute(
                 f"INSERT INTO {table} ({names_sql}) VALUES "  # noqa: S608
                 + ", ".join([row_sql] * len(params))
@@ -273,7 +271,7 @@ def fast_insert_new(
                 [value for values in params for value in values],
             )
             return {keys[row[0]] for row in cursor.fetchall()}
-        if by_copy and _copy_new(cursor, f"COPY {table} ({names_sql}) FROM STDIN", params):
+        if by_copy and _copy_new(cursor, table, names_sql, fields, params):
             return {row[0] for row in rows}
         if by_copy:
             staging = qn(f"_new_{meta.db_table}")
@@ -282,15 +280,13 @@ def fast_insert_new(
                 f"(LIKE {table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
             )
             cursor.execute(f"DELETE FROM {staging}")  # noqa: S608 (rows of an earlier call)
-            with cursor.cursor.copy(f"COPY {staging} ({names_sql}) FROM STDIN") as copy:
-                for values in params:
-                    copy.write_row(values)
+            copy_rows(cursor, staging, names_sql, fields, params)
             cursor.execute(
                 f"INSERT INTO {table} ({names_sql}) SELECT {names_sql} FROM {staging} "  # noqa: S608
                 f"ON CONFLICT DO NOTHING RETURNING {qn(meta.pk.column)}"
             )
             return {row[0] for row in cursor.fetchall()}
-        placeholders = ", ".join(["%s"] * len(columns))
+        placeholders = ", ".join(["%s"] * len(fields))
         with _triggers(model, len(params)):
             cursor.executemany(
                 f"INSERT INTO {table} ({names_sql}) VALUES ({placeholders}) "  # noqa: S608
