@@ -174,7 +174,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["finance.api.authentication.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["finance.api.permissions.HasApiKeyScope"],
     "DEFAULT_THROTTLE_CLASSES": ["finance.api.throttling.ApiKeyRateThrottle"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["finance.api.renderers.JSONRenderer"],
     # JSON only; the import upload adds multipart/form-data for its file (imports/views.py).
     "DEFAULT_PARSER_CLASSES": ["finance.api.parsers.JSONObjectParser"],
     "DEFAULT_PAGINATION_CLASS": "finance.api.pagination.PageNumberPagination",
