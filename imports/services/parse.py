@@ -169,6 +169,7 @@ def _rows_read(
             raise ValidationFailed([f"file: {exc}"]) from None
         columns = _columns(reader.headers, config, fixed is not None)
         fixed_key = str(fixed.pk) if fixed else ""
+        import_id, fixed_id = imp.pk, fixed.pk if fixed else None  # read once, not per row
         rows = RowWriter(on_progress=on_progress, marks=known)
         for line_no, cells in reader.rows:
             parsed = parse_row(
@@ -184,7 +185,7 @@ def _rows_read(
                 _mapping_values(totals, parsed.category, parsed.tags, parsed.account)
             rows.add(
                 (
-                    imp.pk,
+                    import_id,
                     line_no,
                     cells,
                     parsed.date,
@@ -195,7 +196,7 @@ def _rows_read(
                     parsed.tags,
                     parsed.notes,
                     parsed.account,
-                    fixed.pk if fixed else None,
+                    fixed_id,
                     parsed.valid,
                     parsed.errors,
                     occurrence,
