@@ -20,11 +20,12 @@ from decimal import Decimal
 from operator import itemgetter
 from typing import Any
 
-from django.db import models
+from django.db import connection, models
+from psycopg import postgres
 from psycopg.adapt import Dumper
 from psycopg.pq import Format
 
-JSONB_OID = 3802
+JSONB_OID = postgres.types["jsonb"].oid
 
 # Internal type of a field (its target's, for a relation) -> the PostgreSQL type whose binary
 # form is sent, and the Python types that form is made from: exactly these (a datetime is a
@@ -90,24 +91,19 @@ def binary_types(fields: Sequence[models.Field], params: Sequence[Sequence[Any]]
 
 
 def copy_rows(
-    cursor: Any,
-    table_sql: str,
-    names_sql: str,
-    fields: Sequence[models.Field],
-    params: Sequence[Sequence[Any]],
+    cursor: Any, table_sql: str, fields: Sequence[models.Field], params: Sequence[Sequence[Any]]
 ) -> None:
-    """COPY `params` into `table_sql` (`names_sql`: its quoted columns, in the order of
-    `fields`) through Django's `cursor`, in the binary format when the values allow it."""
+    """COPY `params` (rows of values in the order of `fields`) into `table_sql` through
+    Django's `cursor`, in the binary format when the values allow it."""
     raw = cursor.cursor
     types = binary_types(fields, params)
-    sql = f"COPY {table_sql} ({names_sql}) FROM STDIN"
-    if types is None:
-        with raw.copy(sql) as copy:
-            for values in params:
-                copy.write_row(values)
-        return
-    raw.adapters.register_dumper(None, JsonText)  # this cursor only, looked up by type
-    with raw.copy(f"{sql} (FORMAT BINARY)") as copy:
-        copy.set_types(types)
+    qn = connection.ops.quote_name
+    sql = f"COPY {table_sql} ({', '.join(qn(f.column) for f in fields)}) FROM STDIN"
+    if types is not None:
+        sql += " (FORMAT BINARY)"
+        raw.adapters.register_dumper(None, JsonText)  # this cursor only, looked up by type
+    with raw.copy(sql) as copy:
+        if types is not None:
+            copy.set_types(types)
         for values in params:
             copy.write_row(values)

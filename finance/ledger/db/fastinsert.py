@@ -178,7 +178,7 @@ def fast_insert(
     with _triggers(model, len(params)), connection.cursor() as cursor:
         if by_copy:
             # COPY: the database's own bulk path, faster than an executemany pipeline.
-            copy_rows(cursor, table, names_sql, fields, params)
+            copy_rows(cursor, table, fields, params)
         else:
             placeholders = ", ".join(["%s"] * len(fields))
             sql = f"INSERT INTO {table} ({names_sql}) VALUES ({placeholders})"  # noqa: S608
@@ -217,13 +217,13 @@ def insert_select(
         return cursor.rowcount
 
 
-def _copy_new(cursor: Any, table: str, names_sql: str, fields: list, params: list[tuple]) -> bool:
+def _copy_new(cursor: Any, table: str, fields: list, params: list[tuple]) -> bool:
     """COPY rows whose keys were checked free straight into the table, in a savepoint: False
     when a racing writer stored one of them meanwhile (nothing is written then). Staging the
     rows for an `ON CONFLICT` costs a second pass the common case does not need."""
     try:
         with transaction.atomic():
-            copy_rows(cursor, table, names_sql, fields, params)
+            copy_rows(cursor, table, fields, params)
     except connection.Database.IntegrityError:
         return False
     return True
@@ -262,7 +262,7 @@ def fast_insert_new(
                 [value for values in params for value in values],
             )
             return {keys[row[0]] for row in cursor.fetchall()}
-        if by_copy and _copy_new(cursor, table, names_sql, fields, params):
+        if by_copy and _copy_new(cursor, table, fields, params):
             return {row[0] for row in rows}
         if by_copy:
             staging = qn(f"_new_{meta.db_table}")
@@ -271,7 +271,7 @@ def fast_insert_new(
                 f"(LIKE {table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
             )
             cursor.execute(f"DELETE FROM {staging}")  # noqa: S608 (rows of an earlier call)
-            copy_rows(cursor, staging, names_sql, fields, params)
+            copy_rows(cursor, staging, fields, params)
             cursor.execute(
                 f"INSERT INTO {table} ({names_sql}) SELECT {names_sql} FROM {staging} "  # noqa: S608
                 f"ON CONFLICT DO NOTHING RETURNING {qn(meta.pk.column)}"
