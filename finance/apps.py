@@ -36,7 +36,9 @@ class FinanceConfig(AppConfig):
 
     def ready(self) -> None:
         # The admin of API keys lives in its own module (finance/admin.py holds the ledger's).
-        # Register the tasks, which services queue by name (core/tasks.py).
+        # Register the tasks, which services queue by name (core/tasks.py), and the `__any`
+        # lookup (core/lookups.py).
+        from core import lookups  # noqa: F401
         from finance import admin_fx, admin_keys, tasks  # noqa: F401
 
         post_migrate.connect(_triggers_ensure, sender=self)

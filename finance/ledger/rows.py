@@ -43,9 +43,9 @@ def stored_by_key(keys: set[IdempotencyKey]) -> dict[IdempotencyKey, Transaction
     if not keys:
         return {}
     candidates = Transaction.objects.filter(
-        account_id__in={k[0] for k in keys},
-        source__in={k[1] for k in keys},
-        external_id__in={k[2] for k in keys},
+        account_id__any={k[0] for k in keys},
+        source__any={k[1] for k in keys},
+        external_id__any={k[2] for k in keys},
     )
     return {k: t for t in candidates if (k := idempotency_key(t)) in keys}
 

@@ -94,7 +94,7 @@ def _new_candidates(family: Family, touched: list[Leg]) -> list[tuple[Leg, Leg]]
     wanted = sorted({-t.amount for t in touched})
     others: dict[uuid.UUID, Leg] = {t.pk: t for t in touched}
     qs = unpaired(Transaction.objects.filter(family=family, date__gte=low, date__lte=high))
-    for leg in _legs(qs.filter(amount__in=wanted)):
+    for leg in _legs(qs.filter(amount__any=wanted)):
         others.setdefault(leg.pk, leg)
     inflows_by_key: dict[tuple[object, str], list[Leg]] = {}
     outflows_by_key: dict[tuple[object, str], list[Leg]] = {}
