@@ -82,10 +82,13 @@ def _search_problems() -> list[str]:
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT (SELECT count(*) FROM {search_sqlite.MAP}),"  # noqa: S608
-            f" (SELECT count(*) FROM {search_sqlite.TABLE})"
+            f" (SELECT count(*) FROM {search_sqlite.TABLE}),"
+            f" (SELECT count(*) FROM {search_sqlite.FTS})"
         )
-        mapped, rows = cursor.fetchone()
-    return [f"the search index maps {mapped} rows of {rows}"] if mapped != rows else []
+        mapped, rows, indexed = cursor.fetchone()
+    if mapped != rows:
+        return [f"the search index maps {mapped} rows of {rows}"]
+    return [f"the search index holds {indexed} rows of {rows}"] if indexed != rows else []
 
 
 def ledger_check(*, family: Family, fix: bool = False) -> CheckReport:

@@ -107,3 +107,27 @@ def test_an_index_with_its_own_copy_of_the_texts_is_replaced(alice):
     assert matches("coffee") == scanned("coffee") and len(scanned("coffee")) == 1
     assert matches("tea after") == {str(kept.pk)}
     integrity_check()
+
+
+def test_ledger_check_reports_an_index_missing_a_row_and_fix_rebuilds_it(alice):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    account = alice.account()
+    lost = TransactionFactory(account=account, name="Coffee lost")
+    TransactionFactory(account=account, name="Coffee kept")
+    search_index_catch_up(connection)
+    with connection.cursor() as cursor:  # the index forgets a row the map still holds
+        cursor.execute(
+            f"INSERT INTO {FTS} ({FTS}, rowid, name, notes) SELECT 'delete', id, %s, '' "
+            f"FROM {MAP} WHERE txn_id = %s",
+            ["Coffee lost", lost.pk.hex],
+        )
+    assert matches("coffee") != scanned("coffee")
+    with pytest.raises(CommandError, match="difference"):
+        call_command("ledger_check", stdout=StringIO())
+    out = StringIO()
+    call_command("ledger_check", "--fix", stdout=out)
+    assert "the search index holds 1 rows of 2" in out.getvalue()
+    assert matches("coffee") == scanned("coffee") and len(scanned("coffee")) == 2
