@@ -80,8 +80,6 @@ def test_postgresql_gets_one_array_parameter(rows):
     with CaptureQueriesContext(connection) as seen:
         assert len(pks(amount__any=wanted)) == len(rows)
     sql = seen.captured_queries[-1]["sql"]
-    assert "= ANY(" in sql and sql.count("%s") == 0
-    with connection.cursor() as cursor:
-        compiled, params = Transaction.objects.filter(amount__any=wanted).query.sql_with_params()
-        assert compiled.count("%s") == 1 and params[0] == wanted
-        cursor.execute(f"EXPLAIN {compiled}", params)
+    assert "= ANY(" in sql and " IN (" not in sql
+    compiled, params = Transaction.objects.filter(amount__any=wanted).query.sql_with_params()
+    assert compiled.count("%s") == 1 and params[0] == wanted

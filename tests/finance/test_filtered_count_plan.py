@@ -14,16 +14,15 @@ pytestmark = pytest.mark.django_db
 
 
 def plan(sql: str) -> str:
-    params: list = []
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # Only an index-only scan left to choose: a plan needing the table costs as a
             # disabled one, which the planner takes only when nothing else answers.
             for kind in ("seqscan", "bitmapscan", "indexscan"):
                 cursor.execute(f"SET LOCAL enable_{kind} = off")
-            cursor.execute(f"EXPLAIN {sql}", params)
+            cursor.execute(f"EXPLAIN {sql}")
             return "\n".join(row[0] for row in cursor.fetchall())
-        cursor.execute(f"EXPLAIN QUERY PLAN {sql}", params)
+        cursor.execute(f"EXPLAIN QUERY PLAN {sql}")
         return "\n".join(str(row[-1]) for row in cursor.fetchall())
 
 

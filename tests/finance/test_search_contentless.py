@@ -11,7 +11,9 @@ from django.db import connection
 from finance.ledger.db.search_sqlite import (
     FTS,
     MAP,
+    MATCH_SQL,
     TRIGGERS,
+    phrase,
     search_index_catch_up,
     search_index_drop,
     search_index_ensure,
@@ -30,10 +32,7 @@ def matches(term: str) -> set[str]:
     """The transactions the index finds for `term` (MATCH alone, no fallback)."""
     search_index_catch_up(connection)
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT m.txn_id FROM {FTS} s JOIN {MAP} m ON m.id = s.rowid WHERE {FTS} MATCH %s",
-            ['"' + term.replace('"', '""') + '"'],
-        )
+        cursor.execute(MATCH_SQL, [phrase(term)])
         return {str(Transaction._meta.pk.to_python(row[0])) for row in cursor.fetchall()}
 
 
