@@ -21,6 +21,13 @@ TRANSACTION_TYPES = ("income", "expense")
 TRIGRAM_MIN_CHARS = 3  # shorter terms have no trigram for the index to look up
 
 
+def text_match(search: str) -> Q:
+    """Rows whose name or notes contain `search`, any case: on PostgreSQL each half has its
+    trigram index (migrations 0003, 0018; the notes one holds only rows with notes, which
+    `UPPER(notes) LIKE` implies)."""
+    return Q(name__icontains=search) | Q(notes__icontains=search)
+
+
 def transaction_base_queryset(*, family: Family) -> QuerySet[Transaction]:
     # The transfer legs come by prefetch, for the page's rows only: joined into the page query
     # they made PostgreSQL plan the join before the sort, and at times hash the whole
@@ -117,7 +124,7 @@ def transaction_list(*, family: Family, filters: TransactionFilters) -> QuerySet
             # SQLite's FTS5 index (finance/search_sqlite.py); the phrase is a bound parameter.
             condition = Q(pk__in=RawSQL(SQLITE_MATCH_SQL, (phrase(search),)))  # noqa: S611
         else:
-            condition = Q(name__icontains=search) | Q(notes__icontains=search)
+            condition = text_match(search)
         if merchants:
             condition |= Q(merchant_id__in=merchants)
         qs = qs.filter(condition)

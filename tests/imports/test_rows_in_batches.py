@@ -12,7 +12,7 @@ from imports.models import Import, ImportRow
 from imports.services.rows import BATCH_SIZE, RowWriter
 from tests.imports.statement_helpers import publish, upload, uploaded
 
-pytestmark = pytest.mark.django_db(transaction=False)
+pytestmark = pytest.mark.django_db
 ROWS = 2 * BATCH_SIZE + 7  # two full batches, the rest written by finish()
 
 
