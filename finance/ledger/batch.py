@@ -181,13 +181,15 @@ class LedgerBatch(LabelWrites):
         params: Sequence[Any],
         *,
         written: QuerySet[Transaction],
+        about: int | None = None,
     ) -> int:
         """Insert the rows of one SELECT (columns in the order of `names`) with one statement:
         rows staged in the database, an import's, published without passing through Python.
-        `written`: the rows once inserted (their accounts' first dates are derived from).
+        `written`: the rows once inserted (their accounts' first dates are derived from);
+        `about`: about how many the SELECT gives, where known.
         The household's rules do not run here: a caller whose household has rules
         (`has_rules`) writes through `write_values`."""
-        count = insert_select(Transaction, names, select_sql, params)
+        count = insert_select(Transaction, names, select_sql, params, rows=about)
         self.inserted += count
         if count:
             self._touch_rows(written)

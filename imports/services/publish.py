@@ -126,7 +126,11 @@ def _write_in_one_statement(imp: Import, batch: LedgerBatch, on_progress: Any = 
     )
     params = [uuid_value(imp.family_id), import_source(imp), uuid_value(imp.pk), uuid_value(imp.pk)]
     done = batch.write_select(
-        TXN_FIELDS, select, params, written=Transaction.objects.filter(import_id=imp.pk)
+        TXN_FIELDS,
+        select,
+        params,
+        written=Transaction.objects.filter(import_id=imp.pk),
+        about=(imp.stats or {}).get("rows_to_create"),
     )
     progress_write(imp.pk, done)
     if on_progress:

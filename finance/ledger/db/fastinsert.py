@@ -150,11 +150,18 @@ def _adapt(adapter: Callable[[Any], Any] | None, value: Any) -> Any:
     return value if adapter is None or value is None else adapter(value)
 
 
-def _triggers(model: type[models.Model], rows: int | None) -> AbstractContextManager[None]:
+def _triggers(
+    model: type[models.Model], rows: int | None, *, plain: bool = True, about: int | None = None
+) -> AbstractContextManager[None]:
     """SQLite: a large insert into the ledger or its tag links runs its per-row insert
-    triggers' work once for the statement (finance/ledger/db/deferred.py)."""
+    triggers' work once for the statement, and one that doubles the ledger rebuilds its
+    random-order indexes after it (finance/ledger/db/deferred.py). `rows`: how many it
+    inserts (None: a statement's, not known), `about`: an estimate of those; `plain`: no
+    `ON CONFLICT`."""
     table = model._meta.db_table
-    return deferred.triggers_deferred(table) if deferred.applies(table, rows) else nullcontext()
+    if not deferred.applies(table, rows):
+        return nullcontext()
+    return deferred.triggers_deferred(table, rows if rows is not None else about, plain=plain)
 
 
 def _by_copy(rows: Sequence[Any]) -> bool:
@@ -187,7 +194,12 @@ def fast_insert(
 
 
 def insert_select(
-    model: type[models.Model], names: Sequence[str], select_sql: str, params: Sequence[Any]
+    model: type[models.Model],
+    names: Sequence[str],
+    select_sql: str,
+    params: Sequence[Any],
+    *,
+    rows: int | None = None,
 ) -> int:
     """INSERT into `model`'s table the rows of one SELECT (its columns in the order of
     `names`, field names), in one statement: rows staged in the database (an import's) never
@@ -197,7 +209,8 @@ def insert_select(
     PostgreSQL would not inline a CTE and wrote every row to a tuplestore first (10 MB on disk
     at 50,000 rows). On PostgreSQL the statement joins by hash (a never-analyzed import table
     looks like a handful of rows, and a nested loop filtered every row against every mapping)
-    and sorts in memory up to INSERT_SELECT_WORK_MEM (its sort spilled 9 MB at 50,000 rows)."""
+    and sorts in memory up to INSERT_SELECT_WORK_MEM (its sort spilled 9 MB at 50,000 rows).
+    `rows`: about how many the SELECT gives, where the caller knows (None: not known)."""
     given = [model._meta.get_field(name) for name in names]
     fixed = _fixed(model, given)
     qn = connection.ops.quote_name
@@ -209,7 +222,7 @@ def insert_select(
         f"SELECT staged.*{defaults} FROM ({select_sql}) AS staged"
     )
     with (
-        _triggers(model, None),
+        _triggers(model, None, about=rows),
         connection.cursor() as cursor,
         hash_joins(cursor, work_mem=INSERT_SELECT_WORK_MEM),
     ):
@@ -278,7 +291,7 @@ def fast_insert_new(
             )
             return {row[0] for row in cursor.fetchall()}
         placeholders = ", ".join(["%s"] * len(fields))
-        with _triggers(model, len(params)):
+        with _triggers(model, len(params), plain=False):
             cursor.executemany(
                 f"INSERT INTO {table} ({names_sql}) VALUES ({placeholders}) "  # noqa: S608
                 "ON CONFLICT DO NOTHING",
