@@ -93,8 +93,8 @@ def triggers_deferred(
         yield
         _indexes_created(cursor, *rebuilt)
         for item in active:
-            for sql in item.derive:  # the bound is the parameter of those that take one
-                cursor.execute(sql, [bound] if "%s" in sql else None)
+            for sql in item.derive:  # the bound is every parameter of those that take one
+                cursor.execute(sql, [bound] * sql.count("%s") if "%s" in sql else None)
             cursor.execute(item.create)
 
 

@@ -29,7 +29,7 @@ def triggers_missing(cursor: Any, vendor: str, names: Sequence[str]) -> set[str]
 @dataclass(frozen=True)
 class Deferred:
     """An insert trigger of `table`: its name, the statement creating it, and the statements
-    doing its work for every row whose rowid is above a bound (the one parameter of those that
+    doing its work for every row whose rowid is above a bound (every parameter of those that
     take one)."""
 
     table: str
