@@ -189,7 +189,7 @@ class LedgerBatch(LabelWrites):
         `about`: about how many the SELECT gives, where known.
         The household's rules do not run here: a caller whose household has rules
         (`has_rules`) writes through `write_values`."""
-        count = insert_select(Transaction, names, select_sql, params, rows=about)
+        count = insert_select(Transaction, names, select_sql, params, about=about)
         self.inserted += count
         if count:
             self._touch_rows(written)

@@ -87,26 +87,27 @@ def triggers_deferred(
         active = [item for item in wanted if item.name in present]
         cursor.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}")
         bound = cursor.fetchone()[0]
-        rebuilt = _indexes_dropped(cursor, table, rows, bound, plain)
+        restore = _indexes_dropped(cursor, table, rows, bound, plain)
         for item in active:
             cursor.execute(f"DROP TRIGGER {item.name}")
         yield
-        _indexes_created(cursor, *rebuilt)
+        for sql, params in restore:
+            cursor.execute(sql, params)
         for item in active:
             for sql in item.derive:  # the bound is every parameter of those that take one
-                cursor.execute(sql, [bound] * sql.count("%s") if "%s" in sql else None)
+                cursor.execute(sql, [bound] * sql.count("%s") or None)
             cursor.execute(item.create)
 
 
 def _indexes_dropped(
     cursor: Any, table: str, rows: int | None, bound: int, plain: bool
-) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
+) -> list[tuple[str, list[str] | None]]:
     """Drop the table's random-order indexes when an insert of `rows` is to at least double
-    it (`bound`: its largest rowid, at least its row count); return their definitions and
-    planner statistics, to create them again."""
+    it (`bound`: its largest rowid, at least its row count); return the statements that
+    create them again as they were, with their planner statistics."""
     names = [name for name in REBUILT_INDEXES.get(table, ()) if plain or name not in UNIQUE_INDEXES]
     if not names or rows is None or rows < REBUILD_MIN or rows < bound:
-        return [], []
+        return []
     marks = ", ".join(["%s"] * len(names))
     cursor.execute(
         f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = %s "
@@ -114,22 +115,16 @@ def _indexes_dropped(
         [table, *names],
     )
     definitions = cursor.fetchall()
-    stats: list[tuple[str, str, str]] = []
+    restore: list[tuple[str, list[str] | None]] = [(sql, None) for _, sql in definitions]
     cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_stat1'")
     if cursor.fetchone() and definitions:
         found = [name for name, _ in definitions]
         marks = ", ".join(["%s"] * len(found))
         cursor.execute(f"SELECT tbl, idx, stat FROM sqlite_stat1 WHERE idx IN ({marks})", found)
-        stats = cursor.fetchall()
+        restore += [
+            ("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (%s, %s, %s)", list(stat))
+            for stat in cursor.fetchall()
+        ]
     for name, _ in definitions:
         cursor.execute(f'DROP INDEX "{name}"')
-    return definitions, stats
-
-
-def _indexes_created(
-    cursor: Any, definitions: list[tuple[str, str]], stats: list[tuple[str, str, str]]
-) -> None:
-    for _name, sql in definitions:
-        cursor.execute(sql)
-    if stats:
-        cursor.executemany("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (%s, %s, %s)", stats)
+    return restore

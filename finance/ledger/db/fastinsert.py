@@ -151,7 +151,7 @@ def _adapt(adapter: Callable[[Any], Any] | None, value: Any) -> Any:
 
 
 def _triggers(
-    model: type[models.Model], rows: int | None, *, plain: bool = True, about: int | None = None
+    model: type[models.Model], rows: int | None, *, plain: bool, about: int | None = None
 ) -> AbstractContextManager[None]:
     """SQLite: a large insert into the ledger or its tag links runs its per-row insert
     triggers' work once for the statement, and one that doubles the ledger rebuilds its
@@ -182,7 +182,7 @@ def fast_insert(
     table = qn(model._meta.db_table)
     # Table and column names come from the model's meta, never from input.
     names_sql = ", ".join(qn(f.column) for f in fields)
-    with _triggers(model, len(params)), connection.cursor() as cursor:
+    with _triggers(model, len(params), plain=True), connection.cursor() as cursor:
         if by_copy:
             # COPY: the database's own bulk path, faster than an executemany pipeline.
             copy_rows(cursor, table, fields, params)
@@ -199,7 +199,7 @@ def insert_select(
     select_sql: str,
     params: Sequence[Any],
     *,
-    rows: int | None = None,
+    about: int | None = None,
 ) -> int:
     """INSERT into `model`'s table the rows of one SELECT (its columns in the order of
     `names`, field names), in one statement: rows staged in the database (an import's) never
@@ -210,7 +210,7 @@ def insert_select(
     at 50,000 rows). On PostgreSQL the statement joins by hash (a never-analyzed import table
     looks like a handful of rows, and a nested loop filtered every row against every mapping)
     and sorts in memory up to INSERT_SELECT_WORK_MEM (its sort spilled 9 MB at 50,000 rows).
-    `rows`: about how many the SELECT gives, where the caller knows (None: not known)."""
+    `about`: about how many rows the SELECT gives, where the caller knows (None: not known)."""
     given = [model._meta.get_field(name) for name in names]
     fixed = _fixed(model, given)
     qn = connection.ops.quote_name
@@ -222,7 +222,7 @@ def insert_select(
         f"SELECT staged.*{defaults} FROM ({select_sql}) AS staged"
     )
     with (
-        _triggers(model, None, about=rows),
+        _triggers(model, None, plain=True, about=about),
         connection.cursor() as cursor,
         hash_joins(cursor, work_mem=INSERT_SELECT_WORK_MEM),
     ):

@@ -71,12 +71,16 @@ TRIGGER_SQL = [
 ]
 # The insert trigger's work for every row above a rowid: a large insert's (deferred.py). Its
 # rows are queued in rowid order, so they take consecutive map ids in that order; when nothing
-# was queued before them they are indexed at once in the same order, numbered by
-# row_number(), from a scan of their rowid range. The catch-up's join of the map to the
-# ledger by UUID read the ledger's key index in random order: a million rows took 10.3 s
-# through it, 5.5 s without (bench/README.md). Otherwise the catch-up indexes them later.
-_NEW_ROWS = f"(SELECT count(*) FROM {TABLE} WHERE rowid > %s)"
-_ALONE = f"(SELECT indexed_upto FROM {STATE}) = (SELECT max(id) FROM {MAP}) - {_NEW_ROWS}"
+# was queued before them (the index is caught up to just below the first one's map id) they
+# are indexed at once in the same order, numbered by row_number(), from a scan of their rowid
+# range. The catch-up's join of the map to the ledger by UUID read the ledger's key index in
+# random order: a million rows took 10.3 s through it, 5.5 s without (bench/README.md).
+# Otherwise the catch-up indexes them later.
+_BEFORE_FIRST = (  # the map id just below the new rows': one lookup, not a count of them
+    f"(SELECT id - 1 FROM {MAP} WHERE txn_id = "
+    f"(SELECT id FROM {TABLE} WHERE rowid > %s ORDER BY rowid LIMIT 1))"
+)
+_ALONE = f"(SELECT indexed_upto FROM {STATE}) = {_BEFORE_FIRST}"
 SQLITE_INSERT = (
     Deferred(
         table=TABLE,
@@ -85,9 +89,9 @@ SQLITE_INSERT = (
         derive=(
             f"INSERT INTO {MAP} (txn_id) SELECT id FROM {TABLE} WHERE rowid > %s ORDER BY rowid",
             f"""INSERT INTO {FTS} (rowid, name, notes)
-                SELECT first.id + row_number() OVER (ORDER BY {TABLE}.rowid), name,
+                SELECT s.indexed_upto + row_number() OVER (ORDER BY {TABLE}.rowid), name,
                     coalesce(notes, '')
-                FROM {TABLE}, (SELECT max(id) - {_NEW_ROWS} AS id FROM {MAP}) first
+                FROM {TABLE}, {STATE} s
                 WHERE {TABLE}.rowid > %s AND {_ALONE}""",
             f"UPDATE {STATE} SET indexed_upto = (SELECT max(id) FROM {MAP}) WHERE {_ALONE}",
         ),
