@@ -14,7 +14,13 @@ from django.db import connection, transaction
 
 from finance.ledger.db import deferred
 from finance.ledger.db.fastinsert import fast_insert
-from finance.ledger.db.search_sqlite import MAP, STATE, search_index_catch_up
+from finance.ledger.db.search_sqlite import (
+    FTS,
+    MAP,
+    STATE,
+    search_index_catch_up,
+    search_index_ensure,
+)
 from finance.models import Transaction
 from tests.factories import TransactionFactory
 from tests.finance.test_search_contentless import integrity_check, matches
@@ -78,4 +84,23 @@ def test_rows_queued_before_leave_a_large_insert_to_the_catch_up(alice):
     found_each("zqd", ids)
     assert matches("zqcoutsidezqc") == {str(outside.pk)}
     assert queue()[0] == queue()[1]
+    integrity_check()
+
+
+def hashsize() -> int | None:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT v FROM {FTS}_config WHERE k = 'hashsize'")
+        row = cursor.fetchone()
+    return row and row[0]
+
+
+def test_the_index_buffers_a_large_write_in_memory_and_ensure_gives_an_older_index_it(alice):
+    assert hashsize() == 32 * 1024 * 1024  # the migration made the index with it
+    with connection.cursor() as cursor:  # an index made before the setting
+        cursor.execute(f"DELETE FROM {FTS}_config WHERE k = 'hashsize'")
+    assert hashsize() is None
+    assert search_index_ensure() is True
+    assert hashsize() == 32 * 1024 * 1024
+    ids = insert(alice, alice.account(), deferred.BULK + 5, "zqe")
+    found_each("zqe", ids)
     integrity_check()
