@@ -16,6 +16,7 @@ from typing import Any, BinaryIO
 
 from django.db.models import Count
 
+from core.collector import cycles_paused
 from finance.currencies import is_currency
 from imports.models import Import, ImportMapping, ImportRow, ImportStatement
 from imports.parsing.camt import read_camt053
@@ -117,39 +118,40 @@ def statement_rows_parse(*, data_import: Import, on_progress: ProgressCallback =
     last_number = 0
     with imp.file.open("rb") as stream:
         reader = statement_file_open(imp.type, stream, imp.configuration, currency)
-        for item in reader.items:
-            if isinstance(item, Statement):
-                statements.append(_statement(imp, item))
-                if len(statements) > MAX_STATEMENTS:
-                    raise FormatError(item.line, f"more than {MAX_STATEMENTS} statements")
-                continue
-            entry = item
-            if entry.currency and not is_currency(entry.currency) and not entry.skipped:
-                entry.problem("currency", entry.currency, "is not an ISO 4217 currency code")
-            occurrence, fp = 1, ""
-            if entry.valid:
-                key = content_key(
-                    ParsedRow(
-                        date=entry.date,
-                        amount=entry.amount,
-                        currency=entry.currency,
-                        name=entry.name[:255],
+        with cycles_paused():  # the loop makes no reference cycles (core/collector.py)
+            for item in reader.items:
+                if isinstance(item, Statement):
+                    statements.append(_statement(imp, item))
+                    if len(statements) > MAX_STATEMENTS:
+                        raise FormatError(item.line, f"more than {MAX_STATEMENTS} statements")
+                    continue
+                entry = item
+                if entry.currency and not is_currency(entry.currency) and not entry.skipped:
+                    entry.problem("currency", entry.currency, "is not an ISO 4217 currency code")
+                occurrence, fp = 1, ""
+                if entry.valid:
+                    key = content_key(
+                        ParsedRow(
+                            date=entry.date,
+                            amount=entry.amount,
+                            currency=entry.currency,
+                            name=entry.name[:255],
+                        )
                     )
-                )
-                slot = occurrence_slot(fixed_key or entry.statement.account, key)
-                occurrence = occurrences.get(slot, 0) + 1
-                occurrences[slot] = occurrence
-                fp = entry.upstream_id or fingerprint(key, occurrence)
-                if entry.category:
-                    totals[ImportMapping.Kind.CATEGORY][entry.category[:255]] += 1
-                for tag in entry.tags:
-                    totals[ImportMapping.Kind.TAG][tag[:255]] += 1
-                if not fixed:
-                    totals[ImportMapping.Kind.ACCOUNT][entry.statement.account[:255]] += 1
-            # Row numbers are the lines entries start on; entries sharing a line (a file
-            # written on one line) take the next free number.
-            last_number = max(entry.line, last_number + 1)
-            rows.add(_row(imp, entry, last_number, fixed.pk if fixed else None, occurrence, fp))
+                    slot = occurrence_slot(fixed_key or entry.statement.account, key)
+                    occurrence = occurrences.get(slot, 0) + 1
+                    occurrences[slot] = occurrence
+                    fp = entry.upstream_id or fingerprint(key, occurrence)
+                    if entry.category:
+                        totals[ImportMapping.Kind.CATEGORY][entry.category[:255]] += 1
+                    for tag in entry.tags:
+                        totals[ImportMapping.Kind.TAG][tag[:255]] += 1
+                    if not fixed:
+                        totals[ImportMapping.Kind.ACCOUNT][entry.statement.account[:255]] += 1
+                # Row numbers are the lines entries start on; entries sharing a line (a file
+                # written on one line) take the next free number.
+                last_number = max(entry.line, last_number + 1)
+                rows.add(_row(imp, entry, last_number, fixed.pk if fixed else None, occurrence, fp))
         count = rows.finish()
         del occurrences
     ImportStatement.objects.bulk_create(statements, batch_size=BATCH_SIZE)

@@ -12,6 +12,7 @@ from django.core.files.base import File
 from django.db import transaction
 from django.utils import timezone
 
+from core.collector import cycles_paused
 from core.errors import ApplicationError, Conflict, ValidationFailed
 from core.tasks import enqueue_on_commit
 from finance.currencies import is_currency
@@ -171,38 +172,39 @@ def _rows_read(
         fixed_key = str(fixed.pk) if fixed else ""
         import_id, fixed_id = imp.pk, fixed.pk if fixed else None  # read once, not per row
         rows = RowWriter(on_progress=on_progress, marks=known)
-        for line_no, cells in reader.rows:
-            parsed = parse_row(
-                cells, row_number=line_no, headers=reader.headers, columns=columns, rules=rules
-            )
-            occurrence, fp = 1, ""
-            if parsed.valid:
-                key = content_key(parsed)
-                slot = occurrence_slot(fixed_key or parsed.account, key)
-                occurrence = occurrences.get(slot, 0) + 1
-                occurrences[slot] = occurrence
-                fp = fingerprint(key, occurrence)
-                _mapping_values(totals, parsed.category, parsed.tags, parsed.account)
-            rows.add(
-                (
-                    import_id,
-                    line_no,
-                    cells,
-                    parsed.date,
-                    parsed.amount,
-                    parsed.currency[:3],
-                    parsed.name[:255],
-                    parsed.category,
-                    parsed.tags,
-                    parsed.notes,
-                    parsed.account,
-                    fixed_id,
-                    parsed.valid,
-                    parsed.errors,
-                    occurrence,
-                    fp,
+        with cycles_paused():  # the loop makes no reference cycles (core/collector.py)
+            for line_no, cells in reader.rows:
+                parsed = parse_row(
+                    cells, row_number=line_no, headers=reader.headers, columns=columns, rules=rules
                 )
-            )
+                occurrence, fp = 1, ""
+                if parsed.valid:
+                    key = content_key(parsed)
+                    slot = occurrence_slot(fixed_key or parsed.account, key)
+                    occurrence = occurrences.get(slot, 0) + 1
+                    occurrences[slot] = occurrence
+                    fp = fingerprint(key, occurrence)
+                    _mapping_values(totals, parsed.category, parsed.tags, parsed.account)
+                rows.add(
+                    (
+                        import_id,
+                        line_no,
+                        cells,
+                        parsed.date,
+                        parsed.amount,
+                        parsed.currency[:3],
+                        parsed.name[:255],
+                        parsed.category,
+                        parsed.tags,
+                        parsed.notes,
+                        parsed.account,
+                        fixed_id,
+                        parsed.valid,
+                        parsed.errors,
+                        occurrence,
+                        fp,
+                    )
+                )
         count = rows.finish()
     return count, reader.headers, reader.encoding, reader.separator, totals
 
