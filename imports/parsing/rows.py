@@ -56,71 +56,84 @@ class ParsedRow:
         return not self.errors
 
 
-def _cell(cells: list[str], index: int | None) -> str:
-    if index is None or index >= len(cells):
-        return ""
-    return cells[index].strip()
+def _error(
+    errors: list[str], row: int, headers: list[str], index: int, value: str, problem: str
+) -> None:
+    errors.append(f'row {row}, column "{headers[index]}": value {value!r} {problem}')
 
 
 def parse_row(
     cells: list[str], *, row_number: int, headers: list[str], columns: Columns, rules: RowRules
 ) -> ParsedRow:
-    """Every problem of the row, each as `row N, column "X": value "v" <problem>`."""
-    out = ParsedRow()
-    if len(cells) == 1 and cells[0].startswith("\x00"):
-        out.errors.append(f"row {row_number}: the line is not valid CSV ({cells[0][1:]})")
-        return out
+    """Every problem of the row, each as `row N, column "X": value "v" <problem>`. It runs once
+    per row of a file: the cells are read in place, without a call or a closure per row."""
+    errors: list[str] = []
+    n = len(cells)
+    if n == 1 and cells[0].startswith("\x00"):
+        errors.append(f"row {row_number}: the line is not valid CSV ({cells[0][1:]})")
+        return ParsedRow(errors=errors)
 
-    if len(cells) > len(headers) and any(c.strip() for c in cells[len(headers) :]):
+    width = len(headers)
+    if n > width and any(c.strip() for c in cells[width:]):
         # A value past the last column usually means an unquoted separator inside a field
         # (1.000,00 in a comma file): reading on would silently shift or cut a value.
-        out.errors.append(
-            f"row {row_number}: has {len(cells)} values but the header has {len(headers)} "
-            f"columns (extra: {', '.join(repr(c) for c in cells[len(headers) :][:3])})"
+        errors.append(
+            f"row {row_number}: has {n} values but the header has {width} "
+            f"columns (extra: {', '.join(repr(c) for c in cells[width:][:3])})"
         )
 
-    def err(index: int, value: str, problem: str) -> None:
-        out.errors.append(f'row {row_number}, column "{headers[index]}": value {value!r} {problem}')
-
-    raw_date = _cell(cells, columns.date)
+    at = columns.date
+    raw_date = cells[at].strip() if at < n else ""
+    date = None
     if not raw_date:
-        err(columns.date, raw_date, "is empty: a date is required")
+        _error(errors, row_number, headers, at, raw_date, "is empty: a date is required")
     else:
         try:
-            out.date = parse_date(raw_date, rules.date_format, rules.today)
+            date = parse_date(raw_date, rules.date_format, rules.today)
         except DateError as exc:
-            err(columns.date, raw_date, str(exc))
-    raw_amount = _cell(cells, columns.amount)
+            _error(errors, row_number, headers, at, raw_date, str(exc))
+    at = columns.amount
+    raw_amount = cells[at].strip() if at < n else ""
+    amount = None
     try:
         amount = parse_amount(raw_amount, rules.number_format)
         # Ledger sign: positive = money leaving. `inflows_positive` files say the opposite.
-        out.amount = -amount if rules.inflows_positive and amount else amount
+        if rules.inflows_positive and amount:
+            amount = -amount
     except NumberError as exc:
-        err(columns.amount, raw_amount, f"{exc} ({rules.number_format})")
-    out.name = _cell(cells, columns.name)
-    if not out.name:
-        err(columns.name, out.name, "is empty: a name is required")
-    elif len(out.name) > MAX_NAME:
-        err(columns.name, out.name[:40] + "…", f"is longer than {MAX_NAME} characters")
-    currency = _cell(cells, columns.currency).upper() or rules.default_currency
+        _error(errors, row_number, headers, at, raw_amount, f"{exc} ({rules.number_format})")
+    at = columns.name
+    name = cells[at].strip() if at < n else ""
+    if not name:
+        _error(errors, row_number, headers, at, name, "is empty: a name is required")
+    elif len(name) > MAX_NAME:
+        long = f"is longer than {MAX_NAME} characters"
+        _error(errors, row_number, headers, at, name[:40] + "…", long)
+    at = columns.currency
+    currency = (cells[at].strip().upper() if at is not None and at < n else "") or (
+        rules.default_currency
+    )
     if not rules.is_currency(currency):  # type: ignore[operator]
-        err(
-            columns.currency if columns.currency is not None else columns.amount,
-            currency,
-            "is not an ISO 4217 currency code",
+        where = at if at is not None else columns.amount
+        _error(errors, row_number, headers, where, currency, "is not an ISO 4217 currency code")
+    at = columns.category
+    category = cells[at].strip()[:MAX_NAME] if at is not None and at < n else ""
+    at = columns.tags
+    raw_tags = cells[at].strip() if at is not None and at < n else ""
+    tags = (
+        list(dict.fromkeys(t.strip()[:MAX_NAME] for t in TAG_SPLIT.split(raw_tags) if t.strip()))
+        if raw_tags
+        else []
+    )
+    at = columns.notes
+    notes = cells[at].strip() if at is not None and at < n else ""
+    at = columns.account
+    account = cells[at].strip()[:MAX_NAME] if at is not None and at < n else ""
+    if at is not None and not account:
+        _error(
+            errors, row_number, headers, at, account, "is empty: the import has no fixed account"
         )
-    out.currency = currency
-    out.category = _cell(cells, columns.category)[:MAX_NAME]
-    raw_tags = _cell(cells, columns.tags)
-    if raw_tags:
-        out.tags = list(
-            dict.fromkeys(t.strip()[:MAX_NAME] for t in TAG_SPLIT.split(raw_tags) if t.strip())
-        )
-    out.notes = _cell(cells, columns.notes)
-    out.account = _cell(cells, columns.account)[:MAX_NAME]
-    if columns.account is not None and not out.account:
-        err(columns.account, out.account, "is empty: the import has no fixed account")
-    return out
+    return ParsedRow(date, amount, currency, name, category, tags, notes, account, errors)
 
 
 def content_key(row: ParsedRow) -> str:
