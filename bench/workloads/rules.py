@@ -145,7 +145,7 @@ def sync_rows(report: Report, full: bool) -> None:
                 if "with " in side:
                     rules_create(hh, word="payment")
                 connection, _ = connection_create(
-                    family=hh.family, data={"provider": "lunchflow", "api_key": "test-key"}
+                    family=hh.family, provider="lunchflow", api_key="test-key"
                 )
                 start = time.perf_counter()
                 spent: dict[str, float] = {}
