@@ -1,6 +1,7 @@
 """The collector's cycle search paused for a bulk loop (core/collector.py): off inside, back
 after whatever the end, nested and overlapping pauses (threads) ending with the last, a
-collector that was off left off; and a CSV parse through the API runs its row loop paused."""
+collector that was off left off; and a CSV or a statement file parsed through the API runs its
+row loop paused."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import threading
 import pytest
 
 from core.collector import cycles_paused
-from tests.imports.test_imports_api import upload
+from tests.imports.statement_helpers import uploaded
 
 
 @pytest.fixture(autouse=True)
@@ -58,13 +59,27 @@ def test_a_collector_that_was_off_stays_off():
     assert not gc.isenabled()
 
 
+ROWS = 20_000
+CSV = "date,name,amount\n" + "".join(
+    f"2024-01-{1 + i % 28:02d},Shop {i},-{i % 500}.25\n" for i in range(ROWS)
+)
+QIF = "!Type:Bank\n" + "".join(
+    f"D01/{1 + i % 28:02d}/2024\nT-{i % 500}.25\nPShop {i}\n^\n" for i in range(ROWS)
+)
+
+
 @pytest.mark.django_db
-def test_a_csv_parse_runs_its_row_loop_without_collections(alice):
-    rows = 20_000
-    body = "date,name,amount\n" + "".join(
-        f"2024-01-{1 + i % 28:02d},Shop {i},-{i % 500}.25\n" for i in range(rows)
-    )
-    alice.account(name="Checking")
+@pytest.mark.parametrize(
+    ("body", "name", "import_type", "most"),
+    [
+        # Unpaused the request ran 198 collections, paused 60 (its own work around the loop).
+        pytest.param(CSV, "bank.csv", "TransactionImport", 120, id="csv"),
+        # Unpaused 136, paused 2.
+        pytest.param(QIF, "bank.qif", "QifImport", 40, id="qif"),
+    ],
+)
+def test_a_files_parse_runs_its_row_loop_without_collections(alice, body, name, import_type, most):
+    account = alice.account(name="Checking")
     collections: list[int] = []
 
     def count(phase: str, info: dict) -> None:
@@ -74,13 +89,11 @@ def test_a_csv_parse_runs_its_row_loop_without_collections(alice):
     gc.collect()
     gc.callbacks.append(count)
     try:
-        r = upload(alice.client, body.encode())
+        data = uploaded(alice.client, body.encode(), name, import_type, account_id=str(account.pk))
     finally:
         gc.callbacks.remove(count)
-    assert r.status_code == 201, r.content
-    assert r.json()["data"]["stats"]["rows_count"] == rows
-    # Unpaused the request ran 198 collections, paused 60 (the upload's own work around it).
-    assert len(collections) < 120, collections
+    assert data["stats"]["rows_count"] == ROWS
+    assert len(collections) < most, collections
 
 
 def test_a_celery_worker_process_freezes_its_heap_once_forked():

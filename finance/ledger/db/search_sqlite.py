@@ -146,29 +146,27 @@ def search_index_ensure(*, using: str = "default") -> bool:
             return False  # not migrated yet
         if _outdated(cursor):
             search_index_drop(using=using)  # an index that kept its own copy of the texts
-        elif len(_existing(cursor, "trigger", TRIGGERS)) == len(TRIGGERS) and _existing(
+        complete = len(_existing(cursor, "trigger", TRIGGERS)) == len(TRIGGERS) and _existing(
             cursor, "table", (FTS, MAP, STATE)
-        ) == {FTS, MAP, STATE}:
-            _hashsize(using)
-            search_index_catch_up(connection)
-            return True
-        try:
-            with transaction.atomic(using=using):
-                for sql in SCHEMA + TRIGGER_SQL + REBUILD:
-                    cursor.execute(sql)
-        except DatabaseError as exc:  # no FTS5 or no trigram tokenizer: search scans
-            logger.warning("SQLite search index not available (%s): search scans", exc)
-            return False
-    _hashsize(using)
+        ) == {FTS, MAP, STATE}
+        if not complete:
+            try:
+                with transaction.atomic(using=using):
+                    for sql in SCHEMA + TRIGGER_SQL + REBUILD:
+                        cursor.execute(sql)
+            except DatabaseError as exc:  # no FTS5 or no trigram tokenizer: search scans
+                logger.warning("SQLite search index not available (%s): search scans", exc)
+                return False
+        _hashsize(cursor, using)
     search_index_catch_up(connection)
     return True
 
 
-def _hashsize(using: str) -> None:
+def _hashsize(cursor: Any, using: str) -> None:
     """Give the index its in-memory buffer (HASHSIZE); an older SQLite without the option
     keeps FTS5's default."""
     try:
-        with transaction.atomic(using=using), connections[using].cursor() as cursor:
+        with transaction.atomic(using=using):
             cursor.execute(HASHSIZE)
     except DatabaseError as exc:
         logger.info("SQLite search index keeps its default buffer (%s)", exc)
