@@ -174,6 +174,32 @@ class LedgerBatch(LabelWrites):
         for (family_id, account_id), first in firsts.items():
             self.touch(family_id, account_id, first)
 
+    def write_decided(
+        self,
+        names: Sequence[str],
+        rows: list[tuple],
+        *,
+        tag_links: Iterable[tuple[uuid.UUID, uuid.UUID]] = (),
+    ) -> list[tuple]:
+        """Run the household's rules over rows given as tuples (as `write_values`, the key
+        first) and write those the rules changed or that have tag links; return the others,
+        untouched and unwritten, for the caller to write by one statement (`write_select`):
+        an import's rows, staged in the database, mostly pass no rule."""
+        links = list(tag_links)
+        if not rows:
+            return []
+        groups, links = self.rules.apply_to_values(names, rows, links)
+        linked = {txn_id for txn_id, _tag in links}
+        (kept_names, kept), *changed = groups
+        left = [row for row in kept if row[0] not in linked]
+        if len(left) < len(kept):
+            changed.insert(0, (kept_names, [row for row in kept if row[0] in linked]))
+        last = len(changed) - 1
+        for i, (group_names, group_rows) in enumerate(changed):
+            links_now = links if i == last else ()  # once every row is in
+            self.write_values(group_names, group_rows, tag_links=links_now, rules=False)
+        return left
+
     def write_select(
         self,
         names: Sequence[str],
@@ -188,7 +214,8 @@ class LedgerBatch(LabelWrites):
         `written`: the rows once inserted (their accounts' first dates are derived from);
         `about`: about how many the SELECT gives, where known.
         The household's rules do not run here: a caller whose household has rules
-        (`has_rules`) writes through `write_values`."""
+        (`has_rules`) passes its rows through `write_decided` first and leaves out of the
+        SELECT those it wrote."""
         count = insert_select(Transaction, names, select_sql, params, about=about)
         self.inserted += count
         if count:

@@ -7,6 +7,7 @@ verifies by readback."""
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from typing import Any
@@ -97,16 +98,28 @@ def _materialize_mappings(imp: Import) -> None:
 
 
 def _in_one_statement(imp: Import, tags: dict[str, uuid.UUID | None], batch: LedgerBatch) -> bool:
-    """Whether the rows can go from the import's table to the ledger in one INSERT ... SELECT:
-    for a household without rules (they run in Python) and rows without tags to link."""
+    """Whether every row can go from the import's table to the ledger in one INSERT ...
+    SELECT: for a household without rules (they run in Python) and rows without tags to link.
+    Otherwise each row is decided in Python first, and only those left as they were go so."""
     return not any(tags.values()) and not batch.has_rules(imp.family_id)
 
 
-def _write_in_one_statement(imp: Import, batch: LedgerBatch, on_progress: Any = None) -> None:
+def _write_in_one_statement(
+    imp: Import,
+    batch: LedgerBatch,
+    on_progress: Any = None,
+    *,
+    written: list[int] | None = None,
+) -> None:
     """The rows to create, inserted by one statement from the import's own table (no row
     passes through Python): categories by the import's mappings, ids made by the database.
-    Nothing to create (a re-import): no statement."""
-    if not ImportRow.objects.filter(TO_CREATE, data_import=imp).exists():
+    `written`: the import rows already written (`_write_decided`), left out. Nothing to
+    create (a re-import): no statement."""
+    written = written or []
+    to_create = (imp.stats or {}).get("rows_to_create")
+    if to_create is not None and to_create <= len(written):
+        return
+    if not written and not ImportRow.objects.filter(TO_CREATE, data_import=imp).exists():
         return
     qn = connection.ops.quote_name
     rows, mappings = qn(ImportRow._meta.db_table), qn(ImportMapping._meta.db_table)
@@ -115,33 +128,51 @@ def _write_in_one_statement(imp: Import, batch: LedgerBatch, on_progress: Any = 
     # its new entries as neighbours, not one random page each (core/keys.py). (SQLite stores
     # ids as hex text.)
     uuid_param, uuid_value = ("%s::uuid", lambda u: u) if pg else ("%s", lambda u: u.hex)
+    params = [uuid_value(imp.family_id), import_source(imp), uuid_value(imp.pk), uuid_value(imp.pk)]
+    leave_out = ""
+    if written:
+        # One array (PostgreSQL hashes a long `<> ALL` list) / one JSON text (SQLite), not a
+        # parameter per row.
+        leave_out = (
+            " AND r.id <> ALL(%s)" if pg else " AND r.id NOT IN (SELECT value FROM json_each(%s))"
+        )
+        params.append(written if pg else json.dumps(written))
     select = (
         f"SELECT {uuid7_sql(connection.vendor)}, {uuid_param}, r.account_id, r.date, r.amount, "  # noqa: S608
         "r.currency, r.name, NULLIF(r.notes, ''), r.fingerprint, %s, "
         f"COALESCE(m.target_id, m.created_id), {uuid_param} "
         f"FROM {rows} AS r LEFT JOIN {mappings} AS m ON m.data_import_id = r.data_import_id "
         "AND m.kind = 'category' AND r.category <> '' AND m.value = r.category "
-        "WHERE r.data_import_id = %s AND r.valid AND NOT r.skipped AND NOT r.duplicate "
+        f"WHERE r.data_import_id = %s AND r.valid AND NOT r.skipped AND NOT r.duplicate{leave_out} "
         "ORDER BY r.account_id, r.date DESC, r.id"
     )
-    params = [uuid_value(imp.family_id), import_source(imp), uuid_value(imp.pk), uuid_value(imp.pk)]
     done = batch.write_select(
         TXN_FIELDS,
         select,
         params,
         written=Transaction.objects.filter(import_id=imp.pk),
-        about=(imp.stats or {}).get("rows_to_create"),
+        about=None if to_create is None else to_create - len(written),
     )
-    progress_write(imp.pk, done)
+    progress_write(imp.pk, len(written) + done)
     if on_progress:
-        on_progress(done)
+        on_progress(len(written) + done)
 
 
 def _write_transactions(imp: Import, batch: LedgerBatch, on_progress: Any = None) -> None:
     tags = mapping_targets(imp, "tag")
-    if _in_one_statement(imp, tags, batch):
-        _write_in_one_statement(imp, batch, on_progress)  # joins the category mappings itself
-        return
+    written = None
+    if not _in_one_statement(imp, tags, batch):
+        written = _write_decided(imp, batch, tags, on_progress)
+    # the rows no rule changed and without tags (all of them, with neither)
+    _write_in_one_statement(imp, batch, on_progress, written=written)
+
+
+def _write_decided(
+    imp: Import, batch: LedgerBatch, tags: dict[str, uuid.UUID | None], on_progress: Any = None
+) -> list[int]:
+    """Pass every row to create through the household's rules, in chunks, and write those
+    they changed or that have tags to link; returns the ids of the import rows written. The
+    others are left in the import's table for one statement (most rows, for most rules)."""
     categories = mapping_targets(imp, "category")
     source = import_source(imp)
     rows = ImportRow.objects.filter(TO_CREATE, data_import=imp).order_by("id")
@@ -157,15 +188,28 @@ def _write_transactions(imp: Import, batch: LedgerBatch, on_progress: Any = None
         "tags",
         "fingerprint",
     )
-    last_id, done = 0, 0
+    last_id = decided = 0
+    written: list[int] = []
     while True:
         chunk = list(rows.filter(id__gt=last_id).values_list(*fields)[:WRITE_BATCH])
         if not chunk:
             break
         last_id = chunk[-1][0]
-        txns, links = [], []
-        for _, account_id, date, amount, currency, name, notes, category, row_tags, fp in chunk:
+        txns, links, row_of = [], [], {}
+        for (
+            row_id,
+            account_id,
+            date,
+            amount,
+            currency,
+            name,
+            notes,
+            category,
+            row_tags,
+            fp,
+        ) in chunk:
             txn_id = uuid.uuid4()
+            row_of[txn_id] = row_id
             txns.append(
                 (
                     txn_id,
@@ -185,11 +229,13 @@ def _write_transactions(imp: Import, batch: LedgerBatch, on_progress: Any = None
             for tag in row_tags:
                 if tags.get(tag):
                     links.append((txn_id, tags[tag]))
-        batch.write_values(TXN_FIELDS, txns, tag_links=links)
-        done += len(chunk)
-        progress_write(imp.pk, done)
+        left = {values[0] for values in batch.write_decided(TXN_FIELDS, txns, tag_links=links)}
+        written.extend(row_of[values[0]] for values in txns if values[0] not in left)
+        decided += len(chunk)
+        progress_write(imp.pk, decided)  # rows decided so far; the statement writes the rest
         if on_progress:
-            on_progress(done)
+            on_progress(decided)
+    return written
 
 
 def import_publish_run(*, import_id: uuid.UUID | str, on_progress: Any = None) -> str:

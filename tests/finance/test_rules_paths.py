@@ -136,6 +136,59 @@ def test_csv_import_publish(alice, django_capture_on_commit_callbacks, settings,
     assert last.balance == Decimal("-24.50")
 
 
+def test_csv_import_rows_no_rule_changes_go_by_one_statement(
+    alice, django_capture_on_commit_callbacks, settings, tmp_path
+):
+    """With rules, every row is decided in Python, but only those a rule changed (or with tags
+    to link) are written from there; the others go from the import's table in one INSERT ...
+    SELECT, the written ones left out of it (so none is written twice)."""
+    from django.db import connection
+
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    coffee = CategoryFactory(family=alice.family)
+    made = rule(alice, [contains("blue bottle")], [set_category(coffee)])
+    account = alice.account()
+    plain = [f"Groceries {i}" for i in range(5)]
+    lines = [f"2024-02-0{1 + i},{name},-{10 + i}.00," for i, name in enumerate(plain)]
+    content = "\r\n".join(
+        ["Date,Description,Amount,Tags", f"2024-02-07,{CARD},-4.50,", *lines,
+         "2024-02-08,Bakery,-3.00,food", ""]
+    ).encode()  # fmt: skip
+    upload = SimpleUploadedFile("bank.csv", content, content_type="text/csv")
+    r = alice.client.post(
+        "/api/v1/imports",
+        {"file": upload, "account_id": str(account.pk), "name_col_label": "Description"},
+        format="multipart",
+    )
+    assert r.status_code == 201, r.content
+    import_id = r.json()["data"]["id"]
+    seen: list[str] = []
+
+    def record(execute, sql, params, many, context):
+        seen.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record), django_capture_on_commit_callbacks(execute=True):
+        assert alice.client.post(f"/api/v1/imports/{import_id}/publish").status_code == 202
+    done = alice.client.get(f"/api/v1/imports/{import_id}").json()["data"]
+    assert done["status"] == "complete", done
+    assert done["verification"]["readback"]["status"] == "matched"
+    statements = [sql for sql in seen if "SELECT staged.*" in sql]
+    assert len(statements) == 1
+    assert ("<> ALL" in statements[0]) or ("json_each" in statements[0])
+    rows = {t.name: t for t in Transaction.objects.filter(account=account)}
+    assert sorted(rows) == sorted([CARD, "Bakery", *plain])  # each once
+    assert Transaction.objects.filter(account=account).count() == 7
+    assert rows[CARD].category_id == coffee.id and rows[CARD].rule_ids == [made["id"]]
+    assert list(rows["Bakery"].tags.values_list("name", flat=True)) == ["food"]
+    for name in plain:
+        assert rows[name].category_id is None and rows[name].rule_ids == []
+        assert not rows[name].tags.exists()
+    assert rows["Groceries 3"].amount == Decimal("13.00")
+    last = AccountBalance.objects.filter(account=account).order_by("date").last()
+    assert last.balance == -(Decimal("7.50") + sum(Decimal(10 + i) for i in range(5)))
+
+
 __all__ = ["lunchflow"]  # the fake Lunch Flow server's fixture, used here
 
 
