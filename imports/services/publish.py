@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.translation import ngettext
 
 from core.errors import Conflict
-from core.keys import uuid7_sql
+from core.keys import uuid7, uuid7_sql
 from core.tasks import enqueue_on_commit
 from finance.ledger import ROW_FIELDS, LedgerBatch, ledger_batch
 from finance.models import Account, Category, Tag, Transaction
@@ -208,7 +208,7 @@ def _write_decided(
             row_tags,
             fp,
         ) in chunk:
-            txn_id = uuid.uuid4()
+            txn_id = uuid7()
             row_of[txn_id] = row_id
             txns.append(
                 (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from unittest import mock
@@ -329,3 +330,19 @@ def test_keys_stored_after_the_check_are_answered_existing(alice):
     assert Transaction.objects.filter(account=account).count() == 50
     account.refresh_from_db()
     assert account.balance == -50 * 25
+
+
+def test_new_rows_get_time_ordered_keys(alice):
+    """Every road into the ledger gives a new row a version-7 key (core/keys.py): a batch's
+    rows fill the key index's last pages instead of a random page each."""
+    account = alice.account()
+    item = {"account_id": str(account.id), "date": "2024-05-02", "amount": "4.50", "name": "A"}
+    one = alice.client.post("/api/v1/transactions", {"transaction": item}, format="json")
+    assert one.status_code == 201, one.content
+    items = [{**item, "name": f"B{i}"} for i in range(40)]
+    many = alice.client.post("/api/v1/transactions/bulk", {"transactions": items}, format="json")
+    assert many.status_code == 200, many.content
+    ids = [uuid.UUID(one.json()["id"])]
+    ids += [uuid.UUID(r["transaction"]["id"]) for r in many.json()["results"]]
+    assert {key.version for key in ids} == {7} and len(set(ids)) == 41
+    assert ids[0] < min(ids[1:])  # the single create came first: its key sorts first

@@ -178,6 +178,7 @@ def test_csv_import_rows_no_rule_changes_go_by_one_statement(
     assert ("<> ALL" in statements[0]) or ("json_each" in statements[0])
     rows = {t.name: t for t in Transaction.objects.filter(account=account)}
     assert sorted(rows) == sorted([CARD, "Bakery", *plain])  # each once
+    assert {t.id.version for t in rows.values()} == {7}  # time-ordered keys on both roads
     assert Transaction.objects.filter(account=account).count() == 7
     assert rows[CARD].category_id == coffee.id and rows[CARD].rule_ids == [made["id"]]
     assert list(rows["Bakery"].tags.values_list("name", flat=True)) == ["food"]
