@@ -1,5 +1,6 @@
 """The one way into the ledger: a batch of writes whose close derives everything else (its
-label writes, tags, edits and transfer legs, are finance/ledger/labels.py's).
+label writes, tags, edits and transfer legs, are finance/ledger/labels.py's; its writes of
+rows given as tuples or staged in the database finance/ledger/tuples.py's).
 
     with ledger_batch(family=family) as batch:
         batch.add([(txn, tags)])
@@ -27,11 +28,11 @@ from django.utils import timezone
 
 from core.exact import ExactSum
 from finance.ledger.after import PairsLater, derive, merge_account_dates
-from finance.ledger.db.fastinsert import fast_insert, insert_select
 from finance.ledger.db.fastupdate import fast_update
 from finance.ledger.labels import LabelWrites
 from finance.ledger.rows import rows_insert
 from finance.ledger.rules import BatchRules
+from finance.ledger.tuples import TupleWrites
 from finance.models import Account, Category, Family, Merchant, Tag, Transaction
 
 # Fields whose change moves an account's balance (the others are labels).
@@ -51,7 +52,7 @@ ANALYZE_FIELDS = (
 FLOW_FIELDS = frozenset({"account", "account_id", "date", "amount", "excluded", "currency"})
 
 
-class LedgerBatch(LabelWrites):
+class LedgerBatch(TupleWrites, LabelWrites):
     """Writes of one unit of work. Use `ledger_batch()`, which closes it."""
 
     def __init__(self, pairs_later: PairsLater | None = None) -> None:
@@ -143,87 +144,6 @@ class LedgerBatch(LabelWrites):
             if not txn.excluded:
                 self._flow(key, txn.account_id, txn.date, txn.amount)
         return results
-
-    def write_values(
-        self,
-        names: Sequence[str],
-        rows: list[tuple],
-        *,
-        tag_links: Iterable[tuple[uuid.UUID, uuid.UUID]] = (),
-        rules: bool = True,
-    ) -> None:
-        """Insert rows given as tuples in the order of `names` (field names, `id`, `family`,
-        `account` and `date` among them), and (transaction id, tag id) links: an import's
-        publish, a sync's new rows (whose keys the caller has checked are new). The
-        household's rules run over them first (`rules=False`: not; a restore writes rows as
-        they were)."""
-        links = list(tag_links)
-        groups: list[tuple[Sequence[str], list[tuple]]] = [(names, rows)]
-        if rules and rows:
-            groups, links = self.rules.apply_to_values(names, rows, links)
-        for group_names, group_rows in groups:
-            self.inserted += fast_insert(Transaction, group_names, group_rows)
-        if links:
-            fast_insert(Transaction.tags.through, ("transaction", "tag"), links)
-        family_at, account_at, date_at = (names.index(n) for n in ("family", "account", "date"))
-        firsts: dict[tuple[uuid.UUID, uuid.UUID], dt.date] = {}
-        for row in rows:
-            key = (row[family_at], row[account_at])
-            if key not in firsts or row[date_at] < firsts[key]:
-                firsts[key] = row[date_at]
-        for (family_id, account_id), first in firsts.items():
-            self.touch(family_id, account_id, first)
-
-    def write_decided(
-        self,
-        names: Sequence[str],
-        rows: list[tuple],
-        *,
-        tag_links: Iterable[tuple[uuid.UUID, uuid.UUID]] = (),
-    ) -> list[tuple]:
-        """Run the household's rules over rows given as tuples (as `write_values`, the key
-        first) and write those the rules changed or that have tag links; return the others,
-        untouched and unwritten, for the caller to write by one statement (`write_select`):
-        an import's rows, staged in the database, mostly pass no rule."""
-        links = list(tag_links)
-        if not rows:
-            return []
-        groups, links = self.rules.apply_to_values(names, rows, links)
-        linked = {txn_id for txn_id, _tag in links}
-        (kept_names, kept), *changed = groups
-        left = [row for row in kept if row[0] not in linked]
-        if len(left) < len(kept):
-            changed.insert(0, (kept_names, [row for row in kept if row[0] in linked]))
-        last = len(changed) - 1
-        for i, (group_names, group_rows) in enumerate(changed):
-            links_now = links if i == last else ()  # once every row is in
-            self.write_values(group_names, group_rows, tag_links=links_now, rules=False)
-        return left
-
-    def write_select(
-        self,
-        names: Sequence[str],
-        select_sql: str,
-        params: Sequence[Any],
-        *,
-        written: QuerySet[Transaction],
-        about: int | None = None,
-    ) -> int:
-        """Insert the rows of one SELECT (columns in the order of `names`) with one statement:
-        rows staged in the database, an import's, published without passing through Python.
-        `written`: the rows once inserted (their accounts' first dates are derived from);
-        `about`: about how many the SELECT gives, where known.
-        The household's rules do not run here: a caller whose household has rules
-        (`has_rules`) passes its rows through `write_decided` first and leaves out of the
-        SELECT those it wrote."""
-        count = insert_select(Transaction, names, select_sql, params, about=about)
-        self.inserted += count
-        if count:
-            self._touch_rows(written)
-        return count
-
-    def has_rules(self, family_id: uuid.UUID) -> bool:
-        return self.rules.of(family_id) is not None
 
     def update(
         self,

@@ -48,6 +48,18 @@ def create(household, account, **fields) -> dict:
     return r.json()
 
 
+def upload(household, account, content: bytes) -> str:
+    """Upload a CSV to `account` (names in its Description column); the import's id."""
+    file = SimpleUploadedFile("bank.csv", content, content_type="text/csv")
+    r = household.client.post(
+        "/api/v1/imports",
+        {"file": file, "account_id": str(account.pk), "name_col_label": "Description"},
+        format="multipart",
+    )
+    assert r.status_code == 201, r.content
+    return r.json()["data"]["id"]
+
+
 def test_api_single_create(alice):
     coffee = CategoryFactory(family=alice.family, name="Coffee")
     made = rule(alice, [contains("blue bottle")], [set_category(coffee)])
@@ -110,14 +122,7 @@ def test_csv_import_publish(alice, django_capture_on_commit_callbacks, settings,
         "2024-02-02,Groceries,-20.00,food\r\n"
         "2024-02-03,Transfer to savings,-100.00,\r\n"
     ).encode()
-    upload = SimpleUploadedFile("bank.csv", content, content_type="text/csv")
-    r = alice.client.post(
-        "/api/v1/imports",
-        {"file": upload, "account_id": str(account.pk), "name_col_label": "Description"},
-        format="multipart",
-    )
-    assert r.status_code == 201, r.content
-    import_id = r.json()["data"]["id"]
+    import_id = upload(alice, account, content)
     with django_capture_on_commit_callbacks(execute=True):
         assert alice.client.post(f"/api/v1/imports/{import_id}/publish").status_code == 202
     done = alice.client.get(f"/api/v1/imports/{import_id}").json()["data"]
@@ -154,14 +159,7 @@ def test_csv_import_rows_no_rule_changes_go_by_one_statement(
         ["Date,Description,Amount,Tags", f"2024-02-07,{CARD},-4.50,", *lines,
          "2024-02-08,Bakery,-3.00,food", ""]
     ).encode()  # fmt: skip
-    upload = SimpleUploadedFile("bank.csv", content, content_type="text/csv")
-    r = alice.client.post(
-        "/api/v1/imports",
-        {"file": upload, "account_id": str(account.pk), "name_col_label": "Description"},
-        format="multipart",
-    )
-    assert r.status_code == 201, r.content
-    import_id = r.json()["data"]["id"]
+    import_id = upload(alice, account, content)
     seen: list[str] = []
 
     def record(execute, sql, params, many, context):
