@@ -69,19 +69,19 @@ class TupleWrites:
         *,
         tag_links: Iterable[tuple[uuid.UUID, uuid.UUID]] = (),
     ) -> list[tuple]:
-        """Run the household's rules over rows given as tuples (as `write_values`, the key
-        first) and write those the rules changed or that have tag links; return the others,
-        untouched and unwritten, for the caller to write by one statement (`write_select`):
-        an import's rows, staged in the database, mostly pass no rule."""
-        links = list(tag_links)
+        """Run the household's rules over rows given as tuples (as `write_values`) and write
+        those the rules changed or that have tag links; return the others, untouched and
+        unwritten, for the caller to write by one statement (`write_select`): an import's rows,
+        staged in the database, mostly pass no rule."""
         if not rows:
             return []
-        groups, links = self.rules.apply_to_values(names, rows, links)
+        groups, links = self.rules.apply_to_values(names, rows, list(tag_links))
         linked = {txn_id for txn_id, _tag in links}
+        id_at = names.index("id")
         (kept_names, kept), *changed = groups
-        left = [row for row in kept if row[0] not in linked]
+        left = [row for row in kept if row[id_at] not in linked]
         if len(left) < len(kept):
-            changed.insert(0, (kept_names, [row for row in kept if row[0] in linked]))
+            changed.insert(0, (kept_names, [row for row in kept if row[id_at] in linked]))
         last = len(changed) - 1
         for i, (group_names, group_rows) in enumerate(changed):
             links_now = links if i == last else ()  # once every row is in

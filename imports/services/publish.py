@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import connection
@@ -107,19 +108,16 @@ def _in_one_statement(imp: Import, tags: dict[str, uuid.UUID | None], batch: Led
 def _write_in_one_statement(
     imp: Import,
     batch: LedgerBatch,
+    to_create: int,
     on_progress: Any = None,
     *,
-    written: list[int] | None = None,
+    written: Sequence[int] = (),
 ) -> None:
-    """The rows to create, inserted by one statement from the import's own table (no row
-    passes through Python): categories by the import's mappings, ids made by the database.
-    `written`: the import rows already written (`_write_decided`), left out. Nothing to
-    create (a re-import): no statement."""
-    written = written or []
-    to_create = (imp.stats or {}).get("rows_to_create")
-    if to_create is not None and to_create <= len(written):
-        return
-    if not written and not ImportRow.objects.filter(TO_CREATE, data_import=imp).exists():
+    """The rows to create (`to_create` of them, as just counted), inserted by one statement
+    from the import's own table (no row passes through Python): categories by the import's
+    mappings, ids made by the database. `written`: the import rows already written
+    (`_write_decided`), left out. None left to create (a re-import): no statement."""
+    if to_create <= len(written):
         return
     qn = connection.ops.quote_name
     rows, mappings = qn(ImportRow._meta.db_table), qn(ImportMapping._meta.db_table)
@@ -151,20 +149,22 @@ def _write_in_one_statement(
         select,
         params,
         written=Transaction.objects.filter(import_id=imp.pk),
-        about=None if to_create is None else to_create - len(written),
+        about=to_create - len(written),
     )
     progress_write(imp.pk, len(written) + done)
     if on_progress:
         on_progress(len(written) + done)
 
 
-def _write_transactions(imp: Import, batch: LedgerBatch, on_progress: Any = None) -> None:
+def _write_transactions(
+    imp: Import, batch: LedgerBatch, to_create: int, on_progress: Any = None
+) -> None:
     tags = mapping_targets(imp, "tag")
-    written = None
+    written: list[int] = []
     if not _in_one_statement(imp, tags, batch):
         written = _write_decided(imp, batch, tags, on_progress)
     # the rows no rule changed and without tags (all of them, with neither)
-    _write_in_one_statement(imp, batch, on_progress, written=written)
+    _write_in_one_statement(imp, batch, to_create, on_progress, written=written)
 
 
 def _write_decided(
@@ -195,21 +195,9 @@ def _write_decided(
         if not chunk:
             break
         last_id = chunk[-1][0]
-        txns, links, row_of = [], [], {}
-        for (
-            row_id,
-            account_id,
-            date,
-            amount,
-            currency,
-            name,
-            notes,
-            category,
-            row_tags,
-            fp,
-        ) in chunk:
+        txns, links = [], []
+        for _, account_id, date, amount, currency, name, notes, category, row_tags, fp in chunk:
             txn_id = uuid7()
-            row_of[txn_id] = row_id
             txns.append(
                 (
                     txn_id,
@@ -230,7 +218,9 @@ def _write_decided(
                 if tags.get(tag):
                     links.append((txn_id, tags[tag]))
         left = {values[0] for values in batch.write_decided(TXN_FIELDS, txns, tag_links=links)}
-        written.extend(row_of[values[0]] for values in txns if values[0] not in left)
+        written.extend(
+            row[0] for row, values in zip(chunk, txns, strict=True) if values[0] not in left
+        )
         decided += len(chunk)
         progress_write(imp.pk, decided)  # rows decided so far; the statement writes the rest
         if on_progress:
@@ -261,7 +251,7 @@ def import_publish_run(*, import_id: uuid.UUID | str, on_progress: Any = None) -
             if stats["rows_to_create"]:
                 import_rows_ensure(data_import=imp)  # borrowed rows: written from its own
             expected = expected_counts(data_import=imp, rows_to_create=stats["rows_to_create"])
-            _write_transactions(imp, batch, on_progress)
+            _write_transactions(imp, batch, stats["rows_to_create"], on_progress)
             statement_balances_apply(data_import=imp, batch=batch)
             Import.objects.filter(pk=imp.pk).update(
                 status=Import.Status.COMPLETE,
