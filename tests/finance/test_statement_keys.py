@@ -1,7 +1,8 @@
-"""PostgreSQL checks the ledger's and the import rows' foreign keys once per statement
-(core/statement_keys.py; finance migrations 0016 and 0020, imports 0008): the same rules as the
-constraints they replaced, a row can never point at a parent that does not exist nor sit in one
-household while its account is another's, and a parent still referenced cannot go."""
+"""PostgreSQL checks the foreign keys of the tables written in bulk once per statement
+(core/statement_keys.py; finance migrations 0016, 0020 and 0021, imports 0008): the same
+rules as the constraints they replaced, a row can never point at a parent that does not exist
+nor sit in one household while its account is another's, and a parent still referenced cannot
+go."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ import psycopg
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from finance.models import Category, Transaction
+from finance.models import AccountBalance, Category, Tag, Transaction, TransactionTag
 from imports.models import Import
-from tests.factories import CategoryFactory, MerchantFactory, TransactionFactory
+from tests.factories import CategoryFactory, MerchantFactory, TagFactory, TransactionFactory
 
 pytestmark = [
     pytest.mark.django_db,
@@ -26,6 +27,8 @@ pytestmark = [
 KEYS = {
     "finance_transaction": ("txn_account_family_fk", "txn_category_fk", "txn_merchant_fk"),
     "imports_importrow": ("importrow_import_fk",),
+    "finance_transaction_tags": ("txn_tag_transaction_fk", "txn_tag_tag_fk"),
+    "finance_accountbalance": ("balance_account_fk",),
 }
 
 
@@ -201,3 +204,41 @@ def test_an_insert_holds_its_parents_until_it_commits(alice):
     assert outcome == ["waited"]
     assert Category.objects.filter(pk=category.pk).exists()
     assert Transaction.objects.filter(category=category).count() == 3
+
+
+def test_a_tag_link_needs_its_transaction_and_tag_and_keeps_them(alice):
+    row = TransactionFactory(account=alice.account())
+    tag = TagFactory(family=alice.family)
+    with pytest.raises(IntegrityError, match="txn_tag_transaction_fk"):
+        _run(
+            "INSERT INTO finance_transaction_tags (transaction_id, tag_id) VALUES (%s, %s)",
+            [uuid.uuid4(), tag.pk],
+        )
+    with pytest.raises(IntegrityError, match="txn_tag_tag_fk"):
+        _run(
+            "INSERT INTO finance_transaction_tags (transaction_id, tag_id) VALUES (%s, %s)",
+            [row.pk, uuid.uuid4()],
+        )
+    row.tags.add(tag)
+    for table, pk in (("finance_transaction", row.pk), ("finance_tag", tag.pk)):
+        with pytest.raises(IntegrityError, match="still referenced"):
+            _run(f"DELETE FROM {table} WHERE id = %s", [pk])
+    tag.delete()
+    assert not TransactionTag.objects.filter(transaction=row).exists()
+    assert not Tag.objects.filter(pk=tag.pk).exists()
+
+
+def test_a_balance_row_needs_its_account_and_keeps_it(alice):
+    account = alice.account()
+    insert = (
+        "INSERT INTO finance_accountbalance (account_id, date, balance, currency) "
+        "VALUES (%s, '2024-01-01', 0, 'USD')"
+    )
+    with pytest.raises(IntegrityError, match="balance_account_fk"):
+        _run(insert, [uuid.uuid4()])
+    _run(insert, [account.pk])
+    assert AccountBalance.objects.filter(account=account).count() == 1
+    with pytest.raises(IntegrityError, match=r"(?s)balance_account_fk.*still referenced"):
+        _run("DELETE FROM finance_account WHERE id = %s", [account.pk])
+    account.delete()
+    assert not AccountBalance.objects.filter(account_id=account.pk).exists()
