@@ -24,6 +24,7 @@ def derive(
     created: Sequence[Transaction] | None = None,
     flows: Mapping[uuid.UUID, Mapping[dt.date, Decimal]] | None = None,
     match: bool = True,
+    only_added: bool = False,
 ) -> int:
     """Bring everything derived from these accounts' rows up to date, from the earliest changed
     date per account on (None: from the first day). Returns how many transfers were suggested.
@@ -31,11 +32,12 @@ def derive(
     `created`: the whole change was the creation of these transactions (their account loaded):
     transfer matching only looks for the new rows' counterparts. `flows`: the whole change was
     rows added and deleted, these ledger-signed flows per account and day: balances move by
-    them in place. `match=False`: no transfer matching (a `PairsLater` does it)."""
+    them in place (`only_added`: no row was deleted). `match=False`: no transfer matching (a
+    `PairsLater` does it)."""
     if not account_dates:
         return 0
     search_index_refresh(connection)
-    account_balances_refresh(account_dates=account_dates, added=flows)
+    account_balances_refresh(account_dates=account_dates, added=flows, only_added=only_added)
     if not match:
         return 0
     return transfers_match(

@@ -44,7 +44,7 @@ from django.utils import timezone
 
 from core.exact import ExactSum
 from finance.ledger.db.fastinsert import fast_insert
-from finance.ledger.db.series import direction, series_shift
+from finance.ledger.db.series import direction, series_merge, series_shift
 from finance.ledger.valuation import WIDE, Timeline, overlay, reported_holdings_value, timeline
 from finance.models import Account, AccountBalance, Transaction
 
@@ -250,13 +250,16 @@ def account_balances_refresh(
     *,
     account_dates: Mapping[uuid.UUID, dt.date | None],
     added: Mapping[uuid.UUID, Mapping[dt.date, Decimal]] | None = None,
+    only_added: bool = False,
 ) -> None:
     """Bring each account's series and current balance up to date after its flows changed
     from a date on (None: from its first day).
 
     `added`: the change was only rows added and deleted, these ledger-signed flows per account
     and day: a manual account's rows then move by them in place (finance/ledger/db/series.py)
-    when they fall on a few days, else it is recomputed from the first of them."""
+    when they fall on a few days; `only_added`: rows were only added (none deleted), and on
+    more days the series is merged with them from the first; else it is recomputed from the
+    first of them."""
     if not account_dates:
         return
     with transaction.atomic():
@@ -291,9 +294,13 @@ def account_balances_refresh(
                 )
             else:
                 balance = None
-                flows = added.get(account.pk) if added else None
+                flows = added.get(account.pk) if added is not None else None
+                if only_added and added is not None and flows is None:
+                    continue  # only excluded rows were added to it: no flow moved
                 if flows and len(flows) <= SHIFT_MAX_DAYS:
                     balance = series_shift(account, flows)
+                elif flows and only_added:
+                    balance = series_merge(account, flows)
                 if balance is None:
                     derived.append((account, since))
                     continue

@@ -65,6 +65,8 @@ class LedgerBatch(TupleWrites, LabelWrites):
         # Per household: the ledger-signed flows per account and day that rows added and
         # deleted changed, while that is all that happened to it (balances move in place).
         self._flows: dict[uuid.UUID, dict[uuid.UUID, dict[dt.date, Decimal]] | None] = {}
+        # The households whose rows this batch deleted (their flows are not only additions).
+        self._removed: set[uuid.UUID] = set()
         # The households' rules, compiled the first time this batch writes their new rows.
         self.rules = BatchRules()
         self.paired = 0
@@ -143,6 +145,8 @@ class LedgerBatch(TupleWrites, LabelWrites):
                 self._created[key] = created_rows
             if not txn.excluded:
                 self._flow(key, txn.account_id, txn.date, txn.amount)
+            else:
+                self._flows.setdefault(key, {})  # rows added, no flow (unless touched: None)
         return results
 
     def update(
@@ -233,6 +237,7 @@ class LedgerBatch(TupleWrites, LabelWrites):
         pure = {family_id: self._flows.get(family_id, {}) for family_id, *_ in groups}
         for family_id, account_id, day, _total in groups:  # what _touch_rows would read again
             self.touch(family_id, account_id, day)
+            self._removed.add(family_id)
         for family_id, account_id, day, total in groups:
             if pure[family_id] is None:
                 continue
@@ -294,6 +299,7 @@ class LedgerBatch(TupleWrites, LabelWrites):
                 created=created,
                 flows=flows,
                 match=later is None,
+                only_added=family_id not in self._removed,
             )
             if later is not None:
                 later.add(family, dates)

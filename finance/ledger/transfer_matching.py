@@ -21,9 +21,9 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Min, Q, QuerySet
+from django.db.models import Max, Min, Q
 
-from finance.ledger.db.pair_candidates import pair_candidates
+from finance.ledger.db.pair_candidates import legs_by_amount, pair_candidates
 from finance.ledger.pairs import (
     MAX_DAYS_APART,
     legs_kinds_set,
@@ -50,10 +50,6 @@ class Leg(NamedTuple):
 
 
 _LEG_COLUMNS = ("id", "account_id", "account__account_type", "date", "amount", "currency")
-
-
-def _legs(qs: QuerySet[Transaction]) -> list[Leg]:
-    return [Leg(*row) for row in qs.values_list(*_LEG_COLUMNS, "created_at")]
 
 
 def _touched_q(account_ids: Iterable[uuid.UUID], since: Mapping[uuid.UUID, dt.date | None]) -> Q:
@@ -94,7 +90,8 @@ def _new_candidates(family: Family, touched: list[Leg]) -> list[tuple[Leg, Leg]]
     wanted = sorted({-t.amount for t in touched})
     others: dict[uuid.UUID, Leg] = {t.pk: t for t in touched}
     qs = unpaired(Transaction.objects.filter(family=family, date__gte=low, date__lte=high))
-    for leg in _legs(qs.filter(amount__any=wanted)):
+    for row in legs_by_amount(qs.values_list(*_LEG_COLUMNS, "created_at"), wanted):
+        leg = Leg(*row)
         others.setdefault(leg.pk, leg)
     inflows_by_key: dict[tuple[object, str], list[Leg]] = {}
     outflows_by_key: dict[tuple[object, str], list[Leg]] = {}

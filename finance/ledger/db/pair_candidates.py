@@ -141,3 +141,30 @@ def _staged_pairs(
     finally:
         for table in _STAGED:
             cursor.execute(f"DROP TABLE IF EXISTS temp.{table}")
+
+
+def legs_by_amount(legs: QuerySet[Any], amounts: Sequence[Any]) -> list[tuple]:
+    """The rows of `legs` (a `values_list`) whose amount is one of `amounts`.
+
+    PostgreSQL: one index probe of (household, amount) per amount, in a LATERAL join: given the
+    list as `amount = ANY(...)`, the planner estimated thousands of matches for a bulk's 1,000
+    amounts and read the household's whole date range instead (100,000 rows: 45-62 ms a bulk
+    request, growing with the household, for none found). SQLite's planner probes the index
+    for an IN list itself."""
+    if connection.vendor != "postgresql":
+        return list(legs.filter(amount__any=list(amounts)))
+    compiler = legs.order_by().query.get_compiler(connection=connection)
+    sql, params = compiler.as_sql()
+    with connection.cursor() as cursor:
+        # The rows come from the ORM's own SQL (no input in the text); OFFSET 0 keeps the
+        # LATERAL a nested loop, one probe per amount.
+        cursor.execute(
+            f"SELECT s.* FROM unnest(%s::numeric[]) AS w (amount) CROSS JOIN LATERAL "  # noqa: S608
+            f"(SELECT * FROM ({sql}) AS b WHERE b.amount = w.amount OFFSET 0) AS s",
+            [list(amounts), *params],
+        )
+        rows = cursor.fetchall()
+    converters = compiler.get_converters([expr for expr, _, _ in compiler.select])
+    if converters:
+        rows = [tuple(row) for row in compiler.apply_converters(rows, converters)]
+    return rows
