@@ -10,7 +10,8 @@ from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any
 
-from django.db import IntegrityError, models
+from django.db import IntegrityError, connection, models
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from finance.ledger.db.fastinsert import fast_insert, fast_insert_new
@@ -39,14 +40,32 @@ def idempotency_key(txn: Transaction) -> IdempotencyKey | None:
     return (txn.account_id, txn.source, txn.external_id) if txn.external_id else None
 
 
+# PostgreSQL: the ids of the rows stored under the given keys, one probe of the unique index
+# (account, source, external id) per key. Given the accounts, sources and external ids as three
+# `= ANY` lists, a planner whose statistics lag behind a growing household (a bulk seeding it
+# 1,000 rows a request) probed by account alone and filtered the rest: 22.6 ms for 500 keys at
+# 100,000 rows, against 2.6 ms probing the whole key. OFFSET 0 keeps the LATERAL a nested loop.
+_STORED_IDS_SQL = (
+    "SELECT t.id FROM unnest(%s::uuid[], %s::text[], %s::text[]) AS k (a, s, e) "
+    "CROSS JOIN LATERAL (SELECT id FROM finance_transaction WHERE account_id = k.a "
+    "AND source = k.s AND external_id = k.e OFFSET 0) AS t"
+)
+
+
 def stored_by_key(keys: set[IdempotencyKey]) -> dict[IdempotencyKey, Transaction]:
     if not keys:
         return {}
-    candidates = Transaction.objects.filter(
-        account_id__any={k[0] for k in keys},
-        source__any={k[1] for k in keys},
-        external_id__any={k[2] for k in keys},
-    )
+    if connection.vendor == "postgresql":
+        accounts, sources, external_ids = zip(*keys, strict=True)
+        params = (list(accounts), list(sources), list(external_ids))
+        ids = RawSQL(_STORED_IDS_SQL, params)  # noqa: S611 - constant text, values bound
+        candidates = Transaction.objects.filter(pk__in=ids)
+    else:
+        candidates = Transaction.objects.filter(
+            account_id__any={k[0] for k in keys},
+            source__any={k[1] for k in keys},
+            external_id__any={k[2] for k in keys},
+        )
     return {k: t for t in candidates if (k := idempotency_key(t)) in keys}
 
 

@@ -346,3 +346,27 @@ def test_new_rows_get_time_ordered_keys(alice):
     ids += [uuid.UUID(r["transaction"]["id"]) for r in many.json()["results"]]
     assert {key.version for key in ids} == {7} and len(set(ids)) == 41
     assert ids[0] < min(ids[1:])  # the single create came first: its key sorts first
+
+
+def test_a_stored_key_answers_only_its_own_account_source_and_id(alice):
+    """Keys are looked up whole (PostgreSQL: one probe of the unique index per key): parts of
+    stored keys that combine into a new one do not make it existing."""
+    checking, savings = alice.account(), alice.account(name="Savings")
+    a = TransactionFactory(account=checking, external_id="x1", source="bank")
+    b = TransactionFactory(account=savings, external_id="x2", source="api")
+    r = post(
+        alice,
+        [
+            item(checking, external_id="x2", source="bank"),
+            item(savings, external_id="x1", source="api"),
+            item(checking, external_id="x1", source="api"),
+            item(checking, external_id="x1", source="bank"),
+            item(savings, external_id="x2"),
+        ],
+    )
+    results = r.json()["results"]
+    assert [x["status"] for x in results] == [201, 201, 201, 200, 200]
+    assert [results[3]["transaction"]["id"], results[4]["transaction"]["id"]] == [
+        str(a.pk),
+        str(b.pk),
+    ]
