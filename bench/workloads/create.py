@@ -107,7 +107,7 @@ def bare_floor(hh: Any, rows: int, batch: int = 1000) -> float:
 
 def run(*, full: bool, backend: str) -> Report:
     singles = 5000 if full else 300
-    bulk_requests = 30 if full else 4
+    bulk_requests = 100 if full else 4  # full: 100,000 rows seeded by each client count
     clients = 8
     report = Report("create", backend, full)
     hh = household_create("create")
