@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db import migrations
+
 
 @dataclass(frozen=True)
 class StatementKey:
@@ -59,25 +61,27 @@ class StatementKey:
     def _changed(self, columns: tuple[str, ...]) -> str:
         return " OR ".join(f"OLD.{c} IS DISTINCT FROM NEW.{c}" for c in columns)
 
-    def _raise_missing(self, record: str) -> str:
-        cols = ", ".join(self.columns)
-        values = " || ', ' || ".join(f"coalesce({record}.{c}::text, 'null')" for c in self.columns)
+    def _raise(self, record: str, side: str) -> str:
+        """RAISE the constraint's own error for `record`: a child whose key has no parent
+        (`side` "child") or a parent still referenced ("parent")."""
+        if side == "child":
+            columns, table = self.columns, self.table
+            message = (
+                f'insert or update on table "{self.table}" violates foreign key constraint '
+                f'"{self.name}"'
+            )
+            detail = f'is not present in table "{self.parent}".'
+        else:
+            columns, table = self.parent_columns, self.parent
+            message = (
+                f'update or delete on table "{self.parent}" violates foreign key constraint '
+                f'"{self.name}" on table "{self.table}"'
+            )
+            detail = f'is still referenced from table "{self.table}".'
+        values = " || ', ' || ".join(f"coalesce({record}.{c}::text, 'null')" for c in columns)
         return f"""RAISE EXCEPTION USING ERRCODE = 'foreign_key_violation',
-            CONSTRAINT = '{self.name}', TABLE = '{self.table}',
-            MESSAGE = 'insert or update on table "{self.table}" violates foreign key constraint '
-                || '"{self.name}"',
-            DETAIL = 'Key ({cols})=(' || {values} || ') is not present in table '
-                || '"{self.parent}".';"""
-
-    def _raise_referenced(self, record: str) -> str:
-        cols = ", ".join(self.parent_columns)
-        values = " || ', ' || ".join(f"{record}.{c}::text" for c in self.parent_columns)
-        return f"""RAISE EXCEPTION USING ERRCODE = 'foreign_key_violation',
-            CONSTRAINT = '{self.name}', TABLE = '{self.parent}',
-            MESSAGE = 'update or delete on table "{self.parent}" violates foreign key '
-                || 'constraint "{self.name}" on table "{self.table}"',
-            DETAIL = 'Key ({cols})=(' || {values} || ') is still referenced from table '
-                || '"{self.table}".';"""
+            CONSTRAINT = '{self.name}', TABLE = '{table}', MESSAGE = '{message}',
+            DETAIL = 'Key ({", ".join(columns)})=(' || {values} || ') {detail}';"""
 
     def _function(self, what: str, declare: str, body: str) -> str:
         return f"""CREATE OR REPLACE FUNCTION {self._fn(what)}() RETURNS trigger
@@ -104,19 +108,19 @@ class StatementKey:
             ) AS found ON true
             WHERE found.{self.parent_columns[0]} IS NULL
             LIMIT 1;
-            IF FOUND THEN {self._raise_missing("missing")} END IF;"""
+            IF FOUND THEN {self._raise("missing", "child")} END IF;"""
         new_present = " AND ".join(f"NEW.{c} IS NOT NULL" for c in self.columns)
         upd = f"""IF {new_present} THEN
                 PERFORM 1 FROM {self.parent} AS p WHERE {self._match("NEW", "p")}
                     FOR KEY SHARE OF p;
-                IF NOT FOUND THEN {self._raise_missing("NEW")} END IF;
+                IF NOT FOUND THEN {self._raise("NEW", "child")} END IF;
             END IF;"""
         pdel = f"""SELECT o.* INTO held FROM old_rows AS o
             WHERE EXISTS (SELECT 1 FROM {self.table} AS c WHERE {self._match("c", "o")})
             LIMIT 1;
-            IF FOUND THEN {self._raise_referenced("held")} END IF;"""
+            IF FOUND THEN {self._raise("held", "parent")} END IF;"""
         pupd = f"""IF EXISTS (SELECT 1 FROM {self.table} AS c WHERE {self._match("c", "OLD")}) THEN
-                {self._raise_referenced("OLD")}
+                {self._raise("OLD", "parent")}
             END IF;"""
         return [
             *self.drop_sql(),
@@ -185,3 +189,11 @@ def statement_keys_uninstall(schema_editor, keys: tuple[StatementKey, ...]) -> N
         for sql in key.drop_sql():
             schema_editor.execute(sql)
         schema_editor.execute(key.constraint_sql())
+
+
+def statement_keys_operation(keys: tuple[StatementKey, ...]) -> migrations.RunPython:
+    """A migration's operation installing `keys` (and, backwards, their constraints again)."""
+    return migrations.RunPython(
+        lambda apps, schema_editor: statement_keys_install(schema_editor, keys),
+        lambda apps, schema_editor: statement_keys_uninstall(schema_editor, keys),
+    )

@@ -8,7 +8,7 @@ replaces held every stored row."""
 
 from django.db import migrations
 
-from core.statement_keys import StatementKey, statement_keys_install, statement_keys_uninstall
+from core.statement_keys import StatementKey, statement_keys_operation
 
 KEYS = (
     StatementKey(
@@ -23,15 +23,8 @@ KEYS = (
 )
 
 
-def forwards(apps, schema_editor):
-    statement_keys_install(schema_editor, KEYS)
-
-
-def backwards(apps, schema_editor):
-    statement_keys_uninstall(schema_editor, KEYS)
-
 
 class Migration(migrations.Migration):
     dependencies = [("finance", "0019_transaction_time_ordered_keys")]
 
-    operations = [migrations.RunPython(forwards, backwards)]
+    operations = [statement_keys_operation(KEYS)]

@@ -5,7 +5,7 @@ and the balance series a batch writes are written in bulk too."""
 
 from django.db import migrations
 
-from core.statement_keys import StatementKey, statement_keys_install, statement_keys_uninstall
+from core.statement_keys import StatementKey, statement_keys_operation
 
 KEYS = (
     StatementKey(
@@ -19,15 +19,8 @@ KEYS = (
 )  # fmt: skip
 
 
-def forwards(apps, schema_editor):
-    statement_keys_install(schema_editor, KEYS)
-
-
-def backwards(apps, schema_editor):
-    statement_keys_uninstall(schema_editor, KEYS)
-
 
 class Migration(migrations.Migration):
     dependencies = [("finance", "0020_statement_keys")]
 
-    operations = [migrations.RunPython(forwards, backwards)]
+    operations = [statement_keys_operation(KEYS)]
