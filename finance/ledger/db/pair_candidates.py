@@ -153,6 +153,8 @@ def legs_by_amount(legs: QuerySet[Any], amounts: Sequence[Any]) -> list[tuple]:
     PostgreSQL and 82-123 ms on SQLite, growing with the household, for none found.
     PostgreSQL: the amounts are a LATERAL join over `unnest` (OFFSET 0 keeps it a nested
     loop); SQLite: the list, with the index named (`INDEXED BY`)."""
+    if not amounts:
+        return []
     compiler = legs.order_by().query.get_compiler(connection=connection)
     sql, params = compiler.as_sql()
     table = connection.ops.quote_name(legs.model._meta.db_table)
