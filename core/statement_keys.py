@@ -157,7 +157,7 @@ class StatementKey:
         )
 
 
-def foreign_keys_on(cursor, table: str, columns: tuple[str, ...], connection) -> list[str]:
+def _plain_keys(connection, cursor, table: str, columns: tuple[str, ...]) -> list[str]:
     """Names of the plain foreign-key constraints of `table` over exactly `columns`."""
     constraints = connection.introspection.get_constraints(cursor, table)
     return [
@@ -174,7 +174,7 @@ def statement_keys_install(schema_editor, keys: tuple[StatementKey, ...]) -> Non
         return
     for key in keys:
         with connection.cursor() as cursor:
-            names = foreign_keys_on(cursor, key.table, key.columns, connection)
+            names = _plain_keys(connection, cursor, key.table, key.columns)
         for name in names:
             schema_editor.execute(f'ALTER TABLE {key.table} DROP CONSTRAINT "{name}"')
         for sql in key.install_sql():

@@ -44,7 +44,7 @@ from django.utils import timezone
 
 from core.exact import ExactSum
 from finance.ledger.db.fastinsert import fast_insert
-from finance.ledger.db.series import direction, series_merge, series_shift
+from finance.ledger.db.series import direction, series_merge, series_shift, series_write
 from finance.ledger.valuation import WIDE, Timeline, overlay, reported_holdings_value, timeline
 from finance.models import Account, AccountBalance, Transaction
 
@@ -83,20 +83,6 @@ def account_flows(*, account: Account, since: dt.date | None = None) -> dict[dt.
         for row in trades.values("date").annotate(total=ExactSum("amount")).order_by():
             flows[row["date"]] += row["total"] or ZERO
     return dict(flows)
-
-
-def _write(account: Account, start: dt.date | None, values: dict[dt.date, Decimal]) -> None:
-    """Replace the rows from `start` on (all when None) with `values`."""
-    stored = AccountBalance.objects.filter(account=account)
-    if start is not None:
-        stored = stored.filter(date__gte=start)
-    stored.delete()
-    # COPY / executemany, not the ORM's per-object preparation.
-    fast_insert(
-        AccountBalance,
-        ("account", "date", "balance", "currency"),
-        ((account.pk, day, value, account.currency) for day, value in sorted(values.items())),
-    )
 
 
 def _previous_row(account: Account, since: dt.date | None) -> AccountBalance | None:
@@ -213,7 +199,7 @@ def _refresh_trading(account: Account, since: dt.date | None) -> tuple[Decimal, 
     values, balance, holdings = overlay(
         cash_rows=cash_rows, cash_before=cash_before, positions=positions
     )
-    _write(account, start, values)
+    series_write(account, start, values)
     return balance, holdings
 
 
@@ -242,7 +228,7 @@ def _anchored_rows(
 
 def _refresh_anchored(account: Account, anchor: dt.date, value: Decimal) -> Decimal:
     values, last = _anchored_rows(account, anchor, value)
-    _write(account, None, values)
+    series_write(account, None, values)
     return last
 
 

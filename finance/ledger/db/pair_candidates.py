@@ -155,23 +155,22 @@ def legs_by_amount(legs: QuerySet[Any], amounts: Sequence[Any]) -> list[tuple]:
     loop); SQLite: the list, with the index named (`INDEXED BY`)."""
     if not amounts:
         return []
-    compiler = legs.order_by().query.get_compiler(connection=connection)
-    sql, params = compiler.as_sql()
-    table = connection.ops.quote_name(legs.model._meta.db_table)
+    pg = connection.vendor == "postgresql"
+    # PostgreSQL wraps the rows' own query; SQLite filters it by the list, the index named.
+    query = (legs if pg else legs.filter(amount__any=list(amounts))).order_by().query
+    compiler = query.get_compiler(connection=connection)
+    sql, params = compiler.as_sql()  # the ORM's own SQL: no input in the text
+    if pg:
+        sql = (
+            "SELECT s.* FROM unnest(%s::numeric[]) AS w (amount) CROSS JOIN LATERAL "  # noqa: S608
+            f"(SELECT * FROM ({sql}) AS b WHERE b.amount = w.amount OFFSET 0) AS s"
+        )
+        params = [list(amounts), *params]
+    else:
+        table = connection.ops.quote_name(legs.model._meta.db_table)
+        sql = sql.replace(f"FROM {table}", f"FROM {table} INDEXED BY {_BY_AMOUNT}", 1)
     with connection.cursor() as cursor:
-        # The rows come from the ORM's own SQL (no input in the text).
-        if connection.vendor == "postgresql":
-            cursor.execute(
-                f"SELECT s.* FROM unnest(%s::numeric[]) AS w (amount) CROSS JOIN LATERAL "  # noqa: S608
-                f"(SELECT * FROM ({sql}) AS b WHERE b.amount = w.amount OFFSET 0) AS s",
-                [list(amounts), *params],
-            )
-        else:
-            listed = legs.filter(amount__any=list(amounts)).order_by()
-            compiler = listed.query.get_compiler(connection=connection)
-            sql, params = compiler.as_sql()
-            sql = sql.replace(f"FROM {table}", f"FROM {table} INDEXED BY {_BY_AMOUNT}", 1)
-            cursor.execute(sql, params)
+        cursor.execute(sql, params)
         rows = cursor.fetchall()
     converters = compiler.get_converters([expr for expr, _, _ in compiler.select])
     if converters:

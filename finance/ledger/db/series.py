@@ -80,31 +80,42 @@ def series_shift(account: Account, flows: Mapping[dt.date, Decimal]) -> Decimal 
     return rows.order_by("-date").values_list("balance", flat=True).first()
 
 
+def series_write(account: Account, start: dt.date | None, values: dict[dt.date, Decimal]) -> None:
+    """Replace the account's rows from `start` on (all when None) with `values`."""
+    stored = AccountBalance.objects.filter(account=account)
+    if start is not None:
+        stored = stored.filter(date__gte=start)
+    stored.delete()
+    # COPY / executemany, not the ORM's per-object preparation.
+    fast_insert(
+        AccountBalance,
+        ("account", "date", "balance", "currency"),
+        ((account.pk, day, value, account.currency) for day, value in sorted(values.items())),
+    )
+
+
 def series_merge(account: Account, flows: Mapping[dt.date, Decimal]) -> Decimal | None:
     """Rows were only added, on these days: from the first of them on, each day's balance is
     the stored series' (the day's own row, or the one it carries) plus the new flows up to that
     day. Read from the series (a row per day with flows), never from the ledger, so a batch
     across many days costs its days, not the account's rows (a bulk of 1,000 rows over a year
     of an account holding 100,000: 1,680 series rows read, not 100,000 ledger rows summed).
-    Returns the account's balance, or None when the new rows reach the series' opening row
-    (the opening moves: the caller derives the series)."""
+    Returns the account's balance, or None when no row precedes the first new day: the series
+    is empty, or the new rows reach its opening row (the opening moves: the caller derives)."""
     start = min(flows)
     rows = AccountBalance.objects.filter(account=account)
-    opening = rows.order_by("date").values_list("date", flat=True).first()
-    if opening is None or start <= opening:
-        return None
     carried = (
         rows.filter(date__lt=start).order_by("-date").values_list("balance", flat=True).first()
     )
-    after = rows.filter(date__gte=start)
-    stored = dict(after.values_list("date", "balance"))
+    if carried is None:
+        return None
+    stored = dict(rows.filter(date__gte=start).values_list("date", "balance"))
     sign = direction(account)
     added = ZERO
-    values: list[tuple[object, dt.date, Decimal, str]] = []
+    values: dict[dt.date, Decimal] = {}
     for day in sorted(stored.keys() | flows.keys()):
         carried = stored.get(day, carried)
         added += flows.get(day, ZERO)
-        values.append((account.pk, day, carried + sign * added, account.currency))
-    after.delete()
-    fast_insert(AccountBalance, ("account", "date", "balance", "currency"), values)
-    return values[-1][2]
+        values[day] = carried + sign * added
+    series_write(account, start, values)
+    return values[max(values)]
