@@ -36,10 +36,11 @@ import uuid
 from collections import defaultdict
 from collections.abc import Mapping
 from decimal import Decimal
+from typing import Any
 
 from django.apps import apps
 from django.db import transaction
-from django.db.models import Count, Max, Q
+from django.db.models import Case, Count, Max, Q, Value, When
 from django.utils import timezone
 
 from core.exact import ExactSum
@@ -256,6 +257,9 @@ def account_balances_refresh(
             .order_by("pk")
         )
         derived: list[tuple[Account, dt.date | None]] = []  # manual: derived together below
+        merged: list[tuple[Account, Mapping[dt.date, Decimal]]] = []  # manual: merged together
+        merged_since: dict[uuid.UUID, dt.date | None] = {}
+        results: dict[uuid.UUID, tuple[Decimal, Decimal | None]] = {}
         for account in accounts:
             since = account_dates[account.pk]
             if added and added.get(account.pk) and since is not None:
@@ -286,14 +290,47 @@ def account_balances_refresh(
                 if flows and len(flows) <= SHIFT_MAX_DAYS:
                     balance = series_shift(account, flows)
                 elif flows and only_added:
-                    balance = series_merge(account, flows)
+                    merged.append((account, flows))
+                    merged_since[account.pk] = since  # derived from there if it cannot merge
+                    continue
                 if balance is None:
                     derived.append((account, since))
                     continue
-            Account.objects.filter(pk=account.pk).update(balance=balance, holdings_value=holdings)
+            results[account.pk] = (balance, holdings)
+        if merged:
+            balances = series_merge(merged)
+            results.update((pk, (balance, None)) for pk, balance in balances.items())
+            derived.extend(
+                (account, merged_since[account.pk])
+                for account, _flows in merged
+                if account.pk not in balances
+            )
         if derived:
-            for pk, balance in _refresh_manual_many(derived).items():
-                Account.objects.filter(pk=pk).update(balance=balance, holdings_value=None)
+            results.update(
+                (pk, (balance, None)) for pk, balance in _refresh_manual_many(derived).items()
+            )
+        _balances_store(results)
+
+
+def _balances_store(values: Mapping[uuid.UUID, tuple[Decimal, Decimal | None]]) -> None:
+    """Each account's (balance, holdings value), in one UPDATE for all of them."""
+    if len(values) == 1:
+        [(pk, (balance, holdings))] = values.items()
+        Account.objects.filter(pk=pk).update(balance=balance, holdings_value=holdings)
+        return
+    if not values:
+        return
+    columns: dict[str, Any] = {}
+    for i, name in enumerate(("balance", "holdings_value")):
+        field = Account._meta.get_field(name)
+        if all(pair[i] is None for pair in values.values()):
+            columns[name] = None  # CASE of nothing but NULLs is text to PostgreSQL
+            continue
+        columns[name] = Case(
+            *(When(pk=pk, then=Value(pair[i], output_field=field)) for pk, pair in values.items()),
+            output_field=field,
+        )
+    Account.objects.filter(pk__in=list(values)).update(**columns)
 
 
 def account_balance_series(

@@ -84,3 +84,56 @@ def test_a_batch_that_also_deleted_rows_is_derived(alice):
     rows, balance = _derived(account)
     assert _rows(account) == rows and account.balance == balance
     assert dt.date(2024, 5, 3) not in dict(rows)
+
+
+def _series_statements(queries) -> list[str]:
+    return [q["sql"] for q in queries if '"finance_accountbalance"' in q["sql"]]
+
+
+def _many(household, accounts: list[Account], days: list[str], amount: str) -> list[str]:
+    items = [
+        {"account_id": str(account.pk), "date": day, "amount": amount, "name": "b"}
+        for account in accounts
+        for day in days
+    ]
+    with CaptureQueriesContext(connection) as queries:
+        r = household.client.post(
+            "/api/v1/transactions/bulk", {"transactions": items}, format="json"
+        )
+    assert r.status_code == 200, r.content
+    return _series_statements(queries.captured_queries)
+
+
+def test_a_bulk_over_many_accounts_merges_them_in_the_statements_of_one(alice):
+    """Five statements on the series for all the accounts a bulk merges, not four each; and
+    each account's series still equals its derivation (assets and liabilities together)."""
+    one = [alice.account()]
+    four = [
+        alice.account(account_type=t) for t in ("depository", "credit_card", "loan", "other_asset")
+    ]
+    _many(alice, one + four, [f"2024-03-{d:02d}" for d in range(1, 29, 3)], "10.00")
+    days = [(dt.date(2024, 3, 2) + dt.timedelta(days=i)).isoformat() for i in range(40)]
+    alone = _many(alice, one, days, "-3.3333")
+    together = _many(alice, four, days, "2.5")
+    assert len(together) == len(alone) and not _balance_reads([{"sql": s} for s in together])
+    for account in one + four:
+        account.refresh_from_db()
+        assert (_rows(account), account.balance) == _derived(account)
+
+
+def test_accounts_that_cannot_merge_are_derived_beside_those_that_merge(alice):
+    merging, reaching, empty = alice.account(), alice.account(), alice.account()
+    _many(alice, [merging, reaching], [f"2024-05-{d:02d}" for d in range(1, 29)], "4.00")
+    items = [
+        {"account_id": str(account.pk), "date": f"2024-{month}-{d:02d}", "amount": "1.5",
+         "name": "b"}
+        for account, month in ((merging, "06"), (reaching, "04"), (empty, "06"))
+        for d in range(1, 29)
+    ]  # fmt: skip
+    r = alice.client.post("/api/v1/transactions/bulk", {"transactions": items}, format="json")
+    assert r.status_code == 200, r.content
+    for account in (merging, reaching, empty):
+        account.refresh_from_db()
+        assert (_rows(account), account.balance) == _derived(account)
+    assert _rows(reaching)[0] == (dt.date(2024, 3, 31), Decimal(0))
+    assert _rows(empty)[0] == (dt.date(2024, 5, 31), Decimal(0))
