@@ -131,6 +131,26 @@ def keyed_rows(
     return keyed
 
 
+@dataclass
+class Prepared:
+    """An account's upstream rows as `transactions_apply` compares them, made without the
+    database (so where they are read: providers/sync/fetch.py): the storable rows by key with
+    their snapshots, each snapshot's digest, and how many rows the ledger could not store.
+    Made for the account's currency: a row without its own takes that one."""
+
+    currency: str
+    keyed: dict[str, tuple[UpstreamTransaction, dict[str, Any]]]
+    digests: dict[str, str]
+    skipped: int
+
+
+def rows_prepare(rows: list[UpstreamTransaction], currency: str) -> Prepared:
+    storable = [r for r in rows if not (amount_problem(r.amount) or date_problem(r.date))]
+    keyed = keyed_rows(storable, currency)
+    digests = {key: snapshot_digest(snapshot) for key, (_, snapshot) in keyed.items()}
+    return Prepared(currency, keyed, digests, len(rows) - len(storable))
+
+
 class MerchantCache:
     def __init__(self, family: Family) -> None:
         self.family = family
@@ -235,17 +255,18 @@ def transactions_apply(
     rows: list[UpstreamTransaction],
     today: dt.date,
     window: tuple[dt.date, dt.date] | None = None,
+    prepared: Prepared | None = None,
 ) -> ApplyResult:
     """Write one account's upstream rows through the caller's ledger batch. `window`: the
-    dates the response covers (None: all), outside which a stored row is not judged."""
+    dates the response covers (None: all), outside which a stored row is not judged;
+    `prepared`: `rows` already prepared (used when made for the account's currency)."""
     result = ApplyResult()
-    storable = [r for r in rows if not (amount_problem(r.amount) or date_problem(r.date))]
-    if len(storable) < len(rows):
+    if prepared is None or prepared.currency != account.currency:
+        prepared = rows_prepare(rows, account.currency)
+    if prepared.skipped:
         # What the ledger cannot store is left out, never half-written (core/bounds.py).
-        result.notes.append(f"{len(rows) - len(storable)} upstream rows out of range were skipped")
-        rows = storable
-    keyed = keyed_rows(rows, account.currency)
-    digests = {key: snapshot_digest(snapshot) for key, (_, snapshot) in keyed.items()}
+        result.notes.append(f"{prepared.skipped} upstream rows out of range were skipped")
+    keyed, digests = prepared.keyed, prepared.digests
     existing = _stored(account, source, list(keyed))
     _digests_fill(existing, keyed, digests)
     merchants = MerchantCache(account.family)

@@ -174,6 +174,7 @@ def account_sync(
             rows=rows,
             today=today,
             window=(start, end),
+            prepared=data.prepared,
         )
         balance_changed = batch.reported_balance(account, balance.amount, balance.as_of)
         if holdings is not None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import connections
 
+from providers.sync.apply import Prepared, rows_prepare
 from providers.types import (
     HoldingsNotSupported,
     ProviderError,
@@ -38,13 +39,19 @@ class AccountData:
     rows: list[UpstreamTransaction]
     holdings: list[UpstreamHolding] | None  # None: not asked for, or not supported
     holdings_supported: bool | None
+    prepared: Prepared | None = None  # the rows keyed and digested, when a currency was given
 
 
 def account_fetch(
-    adapter: ProviderAdapter, pa: ProviderAccount, start: dt.date, end: dt.date
+    adapter: ProviderAdapter,
+    pa: ProviderAccount,
+    start: dt.date,
+    end: dt.date,
+    currency: str | None = None,
 ) -> AccountData:
     """Read the account's balance, its rows of [start, end] and (where the provider has
-    them and the account has not said otherwise) its holdings."""
+    them and the account has not said otherwise) its holdings; with `currency` (the ledger
+    account's), the rows are also prepared for the write (`rows_prepare`)."""
     balance = adapter.balance(pa.upstream_id)
     rows = adapter.transactions(pa.upstream_id, start, end)
     holdings: list[UpstreamHolding] | None = None
@@ -55,7 +62,8 @@ def account_fetch(
             supported = True
         except HoldingsNotSupported:
             supported = False
-    return AccountData(balance=balance, rows=rows, holdings=holdings, holdings_supported=supported)
+    prepared = rows_prepare(rows, currency) if currency else None
+    return AccountData(balance, rows, holdings, supported, prepared)
 
 
 def _fetch_in_worker(*args: Any) -> AccountData:
@@ -63,6 +71,14 @@ def _fetch_in_worker(*args: Any) -> AccountData:
         return account_fetch(*args)
     finally:
         connections.close_all()  # this thread's own, if anything opened one
+
+
+def ledger_currency(pa: ProviderAccount) -> str:
+    """The currency of the ledger account `pa` writes to: its linked account's, else the one
+    the first sync gives the account it creates (engine.py, `_ledger_account_for`)."""
+    if pa.account_id:
+        return pa.account.currency
+    return pa.currency or pa.connection.family.currency
 
 
 class FetchAhead:
@@ -92,7 +108,7 @@ class FetchAhead:
         if self._pool is not None and index < len(self._targets):
             pa = self._targets[index]
             self._futures[index] = self._pool.submit(
-                _fetch_in_worker, self._adapter, pa, *self._window
+                _fetch_in_worker, self._adapter, pa, *self._window, ledger_currency(pa)
             )
 
     def take(self, index: int) -> AccountData:

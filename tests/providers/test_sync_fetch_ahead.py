@@ -5,15 +5,18 @@ the reading at once; an account whose read fails does not stop the next one's.""
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 from types import SimpleNamespace
 
 import pytest
 
-from finance.models import Transaction
+from finance.ledger import ledger_batch
+from finance.models import Account, Transaction
 from providers.models import ProviderConnection, Sync
-from providers.sync.fetch import FetchAhead
+from providers.sync.apply import snapshot_digest, transactions_apply
+from providers.sync.fetch import FetchAhead, account_fetch
 from providers.testing.lunchflow_server import Fault
-from providers.types import ProviderError
+from providers.types import ProviderError, UpstreamTransaction
 from tests.providers.conftest import connect, day, run_sync
 
 
@@ -84,7 +87,12 @@ class _Adapter:
 
 
 def test_fetch_ahead_reads_the_next_account_and_none_after_a_refused_key():
-    accounts = [SimpleNamespace(upstream_id=f"a{n}", holdings_supported=None) for n in (1, 2, 3)]
+    accounts = [
+        SimpleNamespace(
+            upstream_id=f"a{n}", holdings_supported=None, account_id=None, currency="EUR"
+        )
+        for n in (1, 2, 3)
+    ]
     adapter = _Adapter(refuse="a2")
     window = (dt.date(2026, 1, 1), dt.date(2026, 1, 31))
     with FetchAhead(adapter, accounts, window) as ahead:
@@ -96,3 +104,46 @@ def test_fetch_ahead_reads_the_next_account_and_none_after_a_refused_key():
             ahead.take(1)
         ahead._pool.submit(lambda: None).result()  # one worker: whatever was queued has run
     assert adapter.asked == ["a1", "a2"]
+
+
+@pytest.mark.django_db
+def test_the_rows_are_prepared_where_they_are_read_for_the_ledger_accounts_currency(alice, three):
+    """The reading thread also keys and digests the rows (`rows_prepare`) for the currency of
+    the ledger account they go to; a write whose account is in another currency by then
+    prepares them again, so a row without its own currency takes the account's."""
+    connection = connect(alice)
+    run_sync(connection)
+    pa = connection.accounts.get(upstream_id="a1")
+    data = account_fetch(_Rows(), pa, dt.date(2026, 1, 1), dt.date(2026, 1, 31), "EUR")
+    assert data.prepared is not None and data.prepared.currency == "EUR"
+    assert list(data.prepared.keyed) == ["r1", "r2"] and data.prepared.skipped == 1
+    assert data.prepared.digests["r1"] == snapshot_digest(data.prepared.keyed["r1"][1])
+
+    account = pa.account
+    Account.objects.filter(pk=account.pk).update(currency="USD")
+    account.refresh_from_db()
+    with ledger_batch(family=alice.family) as batch:
+        result = transactions_apply(
+            batch=batch, account=account, source="lunchflow", rows=data.rows,
+            today=dt.date(2026, 1, 31), prepared=data.prepared,
+        )  # fmt: skip
+    assert result.added == 2 and result.notes == ["1 upstream rows out of range were skipped"]
+    stored = Transaction.objects.filter(account=account, external_id__in=["r1", "r2"])
+    assert sorted(stored.values_list("external_id", "currency")) == [("r1", "USD"), ("r2", "GBP")]
+
+
+class _Rows:
+    """An adapter whose account holds two storable rows (one without a currency) and one
+    dated past what the ledger stores."""
+
+    supports_holdings = False
+
+    def balance(self, upstream_id: str):
+        return None
+
+    def transactions(self, upstream_id: str, start, end) -> list:
+        return [
+            UpstreamTransaction("r1", dt.date(2026, 1, 5), Decimal("3.50"), "", "Coffee"),
+            UpstreamTransaction("r2", dt.date(2026, 1, 6), Decimal("9.00"), "GBP", "Books"),
+            UpstreamTransaction("r3", dt.date(10000 - 1, 1, 1), Decimal("1.00"), "", "Far"),
+        ]
