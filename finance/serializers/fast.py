@@ -17,6 +17,7 @@ it to the serializer's declaration, which stays the one statement of the shape:
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Callable
 from decimal import Decimal
@@ -45,30 +46,52 @@ class _Unsure(Exception):
     """The fast path cannot vouch for this value: let the serializer decide."""
 
 
+# A bulk's items repeat the same few ids, days and amounts: each distinct text is parsed once
+# per process (the results are immutable; a text that fails is not remembered).
+_SEEN = 4096
+
+
+@functools.lru_cache(maxsize=_SEEN)
+def _uuid_of(text: str) -> uuid.UUID:
+    return uuid.UUID(hex=text)
+
+
+@functools.lru_cache(maxsize=_SEEN)
+def _day_of(text: str) -> Any:
+    day = parse_strict_date(text)
+    if date_problem(day):
+        raise ValueError(day)
+    return day
+
+
+@functools.lru_cache(maxsize=_SEEN)
+def _amount_of(text: str) -> Any:
+    return _AMOUNT.to_internal_value(text)
+
+
 def _uuid(value: Any) -> uuid.UUID:
     if type(value) is not str:
         raise _Unsure
     try:
-        return uuid.UUID(hex=value)
+        return _uuid_of(value)
     except ValueError:
         raise _Unsure from None
 
 
 def _date(value: Any) -> Any:
+    if type(value) is not str:
+        raise _Unsure
     try:
-        day = parse_strict_date(value)
+        return _day_of(value)
     except ValueError:
         raise _Unsure from None
-    if date_problem(day):
-        raise _Unsure
-    return day
 
 
 def _amount(value: Any) -> Any:
     if type(value) not in (str, int, Decimal):
         raise _Unsure
     try:
-        return _AMOUNT.to_internal_value(value)
+        return _amount_of(value) if type(value) is str else _AMOUNT.to_internal_value(value)
     except serializers.ValidationError:
         raise _Unsure from None
 
