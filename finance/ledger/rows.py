@@ -5,6 +5,7 @@ without the ORM's per-object preparation, which was most of a bulk write's own c
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Callable, Sequence
 from operator import attrgetter
@@ -45,11 +46,18 @@ def idempotency_key(txn: Transaction) -> IdempotencyKey | None:
 # `= ANY` lists, a planner whose statistics lag behind a growing household (a bulk seeding it
 # 1,000 rows a request) probed by account alone and filtered the rest: 22.6 ms for 500 keys at
 # 100,000 rows, against 2.6 ms probing the whole key. OFFSET 0 keeps the LATERAL a nested loop.
-_STORED_IDS_SQL = (
-    "SELECT t.id FROM unnest(%s::uuid[], %s::text[], %s::text[]) AS k (a, s, e) "
-    "CROSS JOIN LATERAL (SELECT id FROM finance_transaction WHERE account_id = k.a "
-    "AND source = k.s AND external_id = k.e OFFSET 0) AS t"
-)
+@functools.cache
+def _stored_ids_sql() -> str:
+    meta, qn = Transaction._meta, connection.ops.quote_name
+    pk, account, source, external_id = (
+        qn(meta.get_field(name).column) for name in ("id", "account", "source", "external_id")
+    )
+    # Names from the model's meta, never from input; the values are bound.
+    return (
+        f"SELECT t.{pk} FROM unnest(%s::uuid[], %s::text[], %s::text[]) AS k (a, s, e) "  # noqa: S608
+        f"CROSS JOIN LATERAL (SELECT {pk} FROM {qn(meta.db_table)} WHERE {account} = k.a "
+        f"AND {source} = k.s AND {external_id} = k.e OFFSET 0) AS t"
+    )
 
 
 def stored_by_key(keys: set[IdempotencyKey]) -> dict[IdempotencyKey, Transaction]:
@@ -58,7 +66,7 @@ def stored_by_key(keys: set[IdempotencyKey]) -> dict[IdempotencyKey, Transaction
     if connection.vendor == "postgresql":
         accounts, sources, external_ids = zip(*keys, strict=True)
         params = (list(accounts), list(sources), list(external_ids))
-        ids = RawSQL(_STORED_IDS_SQL, params)  # noqa: S611 - constant text, values bound
+        ids = RawSQL(_stored_ids_sql(), params)  # noqa: S611 - names from meta, values bound
         candidates = Transaction.objects.filter(pk__in=ids)
     else:
         candidates = Transaction.objects.filter(
