@@ -15,6 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import connections
 
 from providers.sync.apply import Prepared, rows_prepare
@@ -73,12 +74,16 @@ def _fetch_in_worker(*args: Any) -> AccountData:
         connections.close_all()  # this thread's own, if anything opened one
 
 
-def ledger_currency(pa: ProviderAccount) -> str:
+def ledger_currency(pa: ProviderAccount) -> str | None:
     """The currency of the ledger account `pa` writes to: its linked account's, else the one
-    the first sync gives the account it creates (engine.py, `_ledger_account_for`)."""
-    if pa.account_id:
-        return pa.account.currency
-    return pa.currency or pa.connection.family.currency
+    the first sync gives the account it creates (engine.py, `_ledger_account_for`); None when
+    its account went meanwhile (nothing is prepared ahead: its own write finds out)."""
+    try:
+        if pa.account_id:
+            return pa.account.currency
+        return pa.currency or pa.connection.family.currency
+    except ObjectDoesNotExist:
+        return None
 
 
 class FetchAhead:

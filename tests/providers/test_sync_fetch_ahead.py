@@ -14,7 +14,7 @@ from finance.ledger import ledger_batch
 from finance.models import Account, Transaction
 from providers.models import ProviderConnection, Sync
 from providers.sync.apply import snapshot_digest, transactions_apply
-from providers.sync.fetch import FetchAhead, account_fetch
+from providers.sync.fetch import FetchAhead, account_fetch, ledger_currency
 from providers.testing.lunchflow_server import Fault
 from providers.types import ProviderError, UpstreamTransaction
 from tests.providers.conftest import connect, day, run_sync
@@ -147,3 +147,20 @@ class _Rows:
             UpstreamTransaction("r2", dt.date(2026, 1, 6), Decimal("9.00"), "GBP", "Books"),
             UpstreamTransaction("r3", dt.date(10000 - 1, 1, 1), Decimal("1.00"), "", "Far"),
         ]
+
+
+@pytest.mark.django_db
+def test_the_currency_rows_are_prepared_for(alice, three):
+    connection = connect(alice)
+    pa = connection.accounts.get(upstream_id="a1")
+    assert pa.account_id is None and ledger_currency(pa) == "EUR"  # the account it will create
+    pa.currency = ""
+    assert ledger_currency(pa) == alice.family.currency == "USD"
+    run_sync(connection)
+    pa = connection.accounts.get(upstream_id="a1")
+    Account.objects.filter(pk=pa.account_id).update(currency="CHF")
+    assert ledger_currency(connection.accounts.get(upstream_id="a1")) == "CHF"
+    # its account deleted after the sync read it: nothing is prepared ahead for it
+    stale = connection.accounts.get(upstream_id="a1")
+    Account.objects.filter(pk=stale.account_id).delete()
+    assert ledger_currency(stale) is None
