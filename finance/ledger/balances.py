@@ -288,7 +288,7 @@ def account_balances_refresh(
                 if only_added and added is not None and flows is None:
                     continue  # only excluded rows were added to it: no flow moved
                 if flows and len(flows) <= SHIFT_MAX_DAYS:
-                    balance = series_shift(account, flows)
+                    balance = series_shift(account, flows, only_added=only_added)
                 elif flows and only_added:
                     merged.append((account, flows))
                     merged_since[account.pk] = since  # derived from there if it cannot merge

@@ -7,7 +7,8 @@ databases."""
 from __future__ import annotations
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from finance.ledger import ledger_batch
 from finance.models import Account, AccountBalance
@@ -88,3 +89,20 @@ def test_creates_anywhere_in_time_leave_the_rows_a_derivation_gives(alice, accou
         assert r.status_code in (200, 204), r.content
         rows = _same_as_derived(account, ("delete", step))
     assert rows == [] and account.balance == 0
+
+
+def test_a_create_after_the_opening_row_leaves_the_opening_alone(alice):
+    """Only rows added, all after the opening row: no day lost its last row and the series
+    starts where it did, so the opening is not looked for again (no delete, no ledger read)."""
+    account = alice.account()
+    _create(alice, str(account.pk), "2024-05-10", "10.00")
+    _create(alice, str(account.pk), "2024-06-10", "1.00")
+    with CaptureQueriesContext(connection) as queries:
+        _create(alice, str(account.pk), "2024-05-20", "2.50")
+    series = [q["sql"] for q in queries.captured_queries if "finance_accountbalance" in q["sql"]]
+    assert not [sql for sql in series if sql.startswith("DELETE")], series
+    _same_as_derived(account, "inside")
+    with CaptureQueriesContext(connection) as queries:
+        _create(alice, str(account.pk), "2024-05-09", "1.00")  # on the opening row's day
+    assert [q for q in queries.captured_queries if q["sql"].startswith("DELETE")]
+    _same_as_derived(account, "opening")

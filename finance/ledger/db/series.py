@@ -49,10 +49,15 @@ def _reopen(account: Account, rows, opening: dt.date, flows: Mapping[dt.date, De
     )
 
 
-def series_shift(account: Account, flows: Mapping[dt.date, Decimal]) -> Decimal | None:
+def series_shift(
+    account: Account, flows: Mapping[dt.date, Decimal], *, only_added: bool = False
+) -> Decimal | None:
     """Move the series of a manual account (opening at 0) by these ledger-signed flows per
     day (new rows add theirs, deleted rows take theirs away). Returns the account's balance, or
-    None when it has no series yet (the caller derives it whole)."""
+    None when it has no series yet (the caller derives it whole). `only_added`: the flows are
+    rows added, none deleted: when they all fall after the opening row, no day lost its last
+    row and the series still starts where it did, so the opening is not looked at again (four
+    statements fewer for a single create)."""
     rows = AccountBalance.objects.filter(account=account)
     opening = rows.order_by("date").values_list("date", flat=True).first()
     if opening is None:
@@ -78,7 +83,8 @@ def series_shift(account: Account, flows: Mapping[dt.date, Decimal]) -> Decimal 
                 f"UPDATE {table} SET balance = {moved} WHERE account_id = %s AND date >= %s",
                 [sign * flow, account_id, day],
             )
-        _reopen(account, rows, opening, flows)
+        if not (only_added and min(flows) > opening):
+            _reopen(account, rows, opening, flows)
     return rows.order_by("-date").values_list("balance", flat=True).first()
 
 
