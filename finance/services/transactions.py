@@ -205,17 +205,38 @@ def transaction_build(
     return txn
 
 
+@functools.cache
+def _no_transfer() -> list[Any]:
+    return [Transaction._meta.get_field(n) for n in ("transfer_as_inflow", "transfer_as_outflow")]
+
+
+def transaction_as_written(txn: Transaction, tags: list[Tag] | None) -> None:
+    """Give a just-written row what a re-read would (its tags in their list order, no
+    transfer), so serialising it costs no query, and mark it so (`Transaction.AS_WRITTEN`).
+    Its account, category and merchant are the household's records the batch loaded (or the
+    rules set). Only for a row created by a batch that paired nothing."""
+    ordered = sorted(tags or (), key=lambda t: (t.name, str(t.pk)))
+    setattr(txn, Transaction.PREFETCHED_TAGS, ordered)
+    for relation in _no_transfer():
+        relation.set_cached_value(txn, None)
+    setattr(txn, Transaction.AS_WRITTEN, True)
+
+
 def transaction_create(
     *, family: Family, **fields: Unpack[TransactionFields]
 ) -> tuple[Transaction, bool]:
     """Create a transaction, or return the existing one for its (account, source, external_id).
 
-    Returns (transaction, created). The unique constraint decides between racing requests."""
+    Returns (transaction, created). The unique constraint decides between racing requests.
+    A created row that transfer matching left alone comes back as written, ready to answer
+    (`transaction_as_written`); the stored row of an existing key is for the caller to read."""
     data: dict[str, Any] = dict(fields)
     refs = transaction_refs_resolve(family=family, data=data)
-    txn = transaction_build(family=family, data=data, refs=refs)
+    rows = [(transaction_build(family=family, data=data, refs=refs), refs.tags)]
     with ledger_batch(family=family) as batch:
-        [(txn, created)] = batch.add([(txn, refs.tags)])
+        [(txn, created)] = batch.add(rows)  # the rules may replace the row's tags in `rows`
+    if created and not batch.paired:
+        transaction_as_written(txn, rows[0][1])
     return txn, created
 
 

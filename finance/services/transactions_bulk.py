@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from django.db.models import Q
 
 from finance.ledger import ledger_batch
-from finance.models import Family, Tag, Transaction, Transfer
+from finance.models import Family, Transaction, Transfer
 from finance.services.transactions import (
     TransactionFields,
+    transaction_as_written,
     transaction_build,
     transaction_refs_load,
     transaction_refs_pick,
@@ -64,7 +65,7 @@ def transactions_bulk_create(
         results[i].status = 201 if created else 200
         results[i].transaction = txn
         if created and txn.pk not in in_transfers:
-            _as_read(txn, tags_of[txn.pk])
+            transaction_as_written(txn, tags_of[txn.pk])
             results[i].reload = False
     return results
 
@@ -75,18 +76,3 @@ def _in_transfers(ids: list[uuid.UUID]) -> set[uuid.UUID]:
         Q(inflow_transaction_id__in=ids) | Q(outflow_transaction_id__in=ids)
     ).values_list("inflow_transaction_id", "outflow_transaction_id")
     return {pk for pair in legs for pk in pair}
-
-
-_NO_TRANSFER = [
-    Transaction._meta.get_field(name) for name in ("transfer_as_inflow", "transfer_as_outflow")
-]
-
-
-def _as_read(txn: Transaction, tags: list[Tag] | None) -> None:
-    """Give a just-written row what a re-read would (its tags in their list order, no
-    transfer), so serialising it costs no query. Its account, category and merchant are the
-    household's records the batch already loaded."""
-    ordered = sorted(tags or (), key=lambda t: (t.name, str(t.pk)))
-    setattr(txn, Transaction.PREFETCHED_TAGS, ordered)
-    for relation in _NO_TRANSFER:
-        relation.set_cached_value(txn, None)
