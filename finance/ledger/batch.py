@@ -154,13 +154,15 @@ class LedgerBatch(TupleWrites, LabelWrites):
         txn: Transaction,
         *,
         fields: Sequence[str] | None = None,
-        was: tuple[uuid.UUID, dt.date] | None = None,
+        was: tuple | None = None,
         edited: Iterable[str] = (),
     ) -> None:
         """Save an edited row (`fields`: only these columns). `was`: its (account id, date)
         before the edit, when a flow may have moved; read from the database when not given
         (one query: a caller updating many rows passes it from the query that read them).
-        `edited`: fields the household set itself, which no rule changes again."""
+        `edited`: fields the household set itself, which no rule changes again. `was` may also
+        carry the row's amount and exclusion as stored (read under the caller's lock): its flow
+        then moves in place, as a delete of the row as it was and an add of it as it is."""
         edited = [f for f in edited if f not in (txn.edited_fields or ())]
         if edited:
             txn.edited_fields = [*(txn.edited_fields or ()), *edited]
@@ -168,7 +170,11 @@ class LedgerBatch(TupleWrites, LabelWrites):
                 fields = [*fields, "edited_fields"]
         if fields is None or FLOW_FIELDS & set(fields):
             if was is None:
-                was = Transaction.objects.filter(pk=txn.pk).values_list("account_id", "date").get()
+                was = (
+                    Transaction.objects.filter(pk=txn.pk)
+                    .values_list("account_id", "date", "amount", "excluded")
+                    .get()
+                )
             self._moved(txn, was)
         if fields is None:
             txn.save()
@@ -192,10 +198,23 @@ class LedgerBatch(TupleWrites, LabelWrites):
         for fields, txns in groups.items():
             fast_update(Transaction, sorted(fields), txns)
 
-    def _moved(self, txn: Transaction, was: tuple[uuid.UUID, dt.date]) -> None:
-        """A row's flow left (account, date) `was` for where it is now: both move."""
-        self.touch(txn.family_id, was[0], was[1])
-        self.touch(txn.family_id, txn.account_id, txn.date)
+    def _moved(self, txn: Transaction, was: tuple) -> None:
+        """A row's flow left (account, date) `was` for where it is now: both move. Given the
+        stored amount and exclusion too (`was` of four), the flows of both days are recorded
+        as a delete's and a create's are (balances move in place when they can)."""
+        key = self._family(txn.family_id)
+        pure = self._flows.get(key, {})
+        self.touch(key, was[0], was[1])
+        self.touch(key, txn.account_id, txn.date)
+        if len(was) != 4 or pure is None:
+            return
+        account_id, day, amount, excluded = was
+        self._removed.add(key)  # the old day may have lost its last row
+        self._flows[key] = pure
+        if not excluded:
+            self._flow(key, account_id, day, -amount)
+        if not txn.excluded:
+            self._flow(key, txn.account_id, txn.date, txn.amount)
 
     def update_rows(self, queryset: QuerySet[Transaction], **values: Any) -> int:
         """One UPDATE over many rows (categorise, exclude, detach a deleted category)."""

@@ -259,7 +259,6 @@ def transaction_update(*, txn: Transaction, **fields: Unpack[TransactionFields])
     data: dict[str, Any] = dict(fields)
     family = txn.family
     refs = transaction_refs_resolve(family=family, data=data)
-    was = (txn.account_id, txn.date)
     for field in _PLAIN_FIELDS:
         if field in data:
             setattr(txn, field, data[field])
@@ -283,7 +282,14 @@ def transaction_update(*, txn: Transaction, **fields: Unpack[TransactionFields])
     elif data.get("source") and txn.external_id:
         txn.source = data["source"]
     with ledger_batch(family=family) as batch:
-        if not Transaction.objects.select_for_update().filter(pk=txn.pk).exists():
+        # The row as stored, read under its lock: where its flow was (balances move in place).
+        was = (
+            Transaction.objects.select_for_update()
+            .filter(pk=txn.pk)
+            .values_list("account_id", "date", "amount", "excluded")
+            .first()
+        )
+        if was is None:
             raise NotFound(ALREADY_DELETED)
         try:
             with transaction.atomic():

@@ -106,3 +106,38 @@ def test_a_create_after_the_opening_row_leaves_the_opening_alone(alice):
         _create(alice, str(account.pk), "2024-05-09", "1.00")  # on the opening row's day
     assert [q for q in queries.captured_queries if q["sql"].startswith("DELETE")]
     _same_as_derived(account, "opening")
+
+
+def _patch(household, pk: str, **fields) -> None:
+    r = household.client.patch(f"/api/v1/transactions/{pk}", {"transaction": fields}, format="json")
+    assert r.status_code == 200, r.content
+
+
+@pytest.mark.parametrize("account_type", ["depository", "credit_card"])
+def test_edits_move_the_series_as_a_derivation_would(alice, account_type):
+    """An edit of a row's amount, day, account or exclusion moves both days' flows in place
+    (as a delete and a create): the rows left are a derivation's, whatever day it empties or
+    the opening it moves; an amount edit reads no ledger sum."""
+    account, other = alice.account(account_type=account_type), alice.account()
+    first = _create(alice, str(account.pk), "2024-05-10", "10.00")
+    middle = _create(alice, str(account.pk), "2024-05-20", "1.25")
+    _create(alice, str(account.pk), "2024-06-01", "-2.50")
+    with CaptureQueriesContext(connection) as queries:
+        _patch(alice, middle, amount="7.7700")
+    sums = [q["sql"] for q in queries.captured_queries if "SUM(" in q["sql"]]
+    assert sums == [], sums
+    _same_as_derived(account, "amount")
+    steps = [
+        (middle, {"date": "2024-05-25"}),  # empties its old day, fills a new one
+        (middle, {"date": "2024-05-09"}),  # onto the opening row's day: the opening moves
+        (first, {"date": "2024-04-01", "amount": "-3.00"}),  # before the opening
+        (first, {"excluded": True}),  # the first row excluded: the opening moves later
+        (first, {"excluded": False, "amount": "0.01"}),
+        (middle, {"account_id": str(other.pk)}),  # to another account
+        (middle, {"account_id": str(account.pk), "date": "2024-06-01"}),  # back, onto a row
+        (first, {"name": "renamed"}),  # no flow moves
+    ]
+    for pk, fields in steps:
+        _patch(alice, pk, **fields)
+        _same_as_derived(account, fields)
+        _same_as_derived(other, fields)
