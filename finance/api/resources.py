@@ -110,9 +110,13 @@ class ResourceBase(FamilyViewSet):
     def record_arg(self, record: Model) -> dict[str, Model]:
         return {self.instance_arg or self.root_key or "instance": record}
 
+    def reloads(self, record: Model) -> bool:
+        """Whether a written record is answered as `base_queryset` reads it again."""
+        return self.reload_after_write
+
     def answer(self, result: Any, code: int = 200, serializer: Any = None) -> Response:
         """The record (or what the service answered) in the output shape."""
-        if self.reload_after_write and isinstance(result, self.model):
+        if isinstance(result, self.model) and self.reloads(result):
             result = self.get_queryset().get(pk=result.pk)
         klass = serializer or self.get_serializer_class()
         return Response(klass(result).data, status=code)

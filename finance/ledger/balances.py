@@ -40,12 +40,18 @@ from typing import Any
 
 from django.apps import apps
 from django.db import transaction
-from django.db.models import Case, Count, Max, Q, Value, When
+from django.db.models import Case, Q, Value, When
 from django.utils import timezone
 
 from core.exact import ExactSum
 from finance.ledger.db.fastinsert import fast_insert
-from finance.ledger.db.series import direction, series_merge, series_shift, series_write
+from finance.ledger.db.series import (
+    direction,
+    rows_before,
+    series_merge,
+    series_shift,
+    series_write,
+)
 from finance.ledger.valuation import WIDE, Timeline, overlay, reported_holdings_value, timeline
 from finance.models import Account, AccountBalance, Transaction
 
@@ -126,26 +132,9 @@ def _refresh_manual_many(changes: list[tuple[Account, dt.date | None]]) -> dict[
     and day, one delete, one insert), as many for one account as for many. Returns each
     account's balance."""
     dated = {account.pk: since for account, since in changes if since is not None}
-    previous: dict[uuid.UUID, Decimal] = {}
-    if dated:
-        before = Q()
-        for pk, since in dated.items():
-            before |= Q(account_id=pk, date__lt=since)
-        stored = AccountBalance.objects.filter(before).order_by()
-        # The row a change continues from is the latest before it, unless only the opening
-        # row precedes (the series may start elsewhere now): then the series is derived whole.
-        lasts = {
-            pk: last
-            for pk, last, count in stored.values("account_id")
-            .annotate(last=Max("date"), n=Count("id"))
-            .values_list("account_id", "last", "n")
-            if count >= 2
-        }
-        if lasts:
-            at = Q()
-            for pk, last in lasts.items():
-                at |= Q(account_id=pk, date=last)
-            previous.update(AccountBalance.objects.filter(at).values_list("account_id", "balance"))
+    # The row a change continues from is the latest before it, unless only the opening row
+    # precedes (the series may start elsewhere now): then the series is derived whole.
+    previous = rows_before(dated, at_least=2)
     # From the change on for an account that continues from a row; whole for the others.
     starts = {
         account.pk: dated[account.pk] if account.pk in previous else None for account, _ in changes
@@ -257,8 +246,8 @@ def account_balances_refresh(
             .order_by("pk")
         )
         derived: list[tuple[Account, dt.date | None]] = []  # manual: derived together below
-        merged: list[tuple[Account, Mapping[dt.date, Decimal]]] = []  # manual: merged together
-        merged_since: dict[uuid.UUID, dt.date | None] = {}
+        # manual, merged together: (account, its new flows, whence derived if it cannot merge)
+        merged: list[tuple[Account, Mapping[dt.date, Decimal], dt.date | None]] = []
         results: dict[uuid.UUID, tuple[Decimal, Decimal | None]] = {}
         for account in accounts:
             since = account_dates[account.pk]
@@ -290,21 +279,16 @@ def account_balances_refresh(
                 if flows and len(flows) <= SHIFT_MAX_DAYS:
                     balance = series_shift(account, flows, only_added=only_added)
                 elif flows and only_added:
-                    merged.append((account, flows))
-                    merged_since[account.pk] = since  # derived from there if it cannot merge
+                    merged.append((account, flows, since))
                     continue
                 if balance is None:
                     derived.append((account, since))
                     continue
             results[account.pk] = (balance, holdings)
         if merged:
-            balances = series_merge(merged)
+            balances = series_merge([(account, flows) for account, flows, _ in merged])
             results.update((pk, (balance, None)) for pk, balance in balances.items())
-            derived.extend(
-                (account, merged_since[account.pk])
-                for account, _flows in merged
-                if account.pk not in balances
-            )
+            derived.extend((a, since) for a, _, since in merged if a.pk not in balances)
         if derived:
             results.update(
                 (pk, (balance, None)) for pk, balance in _refresh_manual_many(derived).items()
@@ -314,10 +298,6 @@ def account_balances_refresh(
 
 def _balances_store(values: Mapping[uuid.UUID, tuple[Decimal, Decimal | None]]) -> None:
     """Each account's (balance, holdings value), in one UPDATE for all of them."""
-    if len(values) == 1:
-        [(pk, (balance, holdings))] = values.items()
-        Account.objects.filter(pk=pk).update(balance=balance, holdings_value=holdings)
-        return
     if not values:
         return
     columns: dict[str, Any] = {}

@@ -3,8 +3,6 @@ create; the operations' client documentation is in finance/views/transaction_doc
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -55,12 +53,9 @@ class TransactionViewSet(ResourceViewSet):
     notes = docs.NOTES
     examples = {"create": docs.CREATE_EXAMPLES}
 
-    def answer(self, result: Any, code: int = 200, serializer: Any = None) -> Response:
+    def reloads(self, record: Transaction) -> bool:
         """A row the create wrote and holds whole answers as written, without a re-read."""
-        if getattr(result, Transaction.AS_WRITTEN, False):
-            klass = serializer or self.get_serializer_class()
-            return Response(klass(result).data, status=code)
-        return super().answer(result, code, serializer)
+        return not getattr(record, Transaction.AS_WRITTEN, False)
 
     @extend_schema(
         request=TransactionBulkRequestDocSerializer,

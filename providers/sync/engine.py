@@ -33,7 +33,7 @@ from providers.base import ProviderAdapter, adapter_class, adapter_for
 from providers.http import ProviderHttp
 from providers.models import ProviderAccount, ProviderConnection, Sync
 from providers.sync.apply import transactions_apply
-from providers.sync.fetch import AccountData, FetchAhead, account_fetch
+from providers.sync.fetch import AccountData, FetchAhead, account_fetch, ledger_currency
 from providers.sync.lock import sync_runner_lock
 from providers.types import (
     ProviderError,
@@ -127,7 +127,7 @@ def _ledger_account_for(pa: ProviderAccount, *, has_holdings: bool = False) -> A
     account = Account.objects.create(
         family=family,
         name=pa.name,
-        currency=pa.currency or family.currency,
+        currency=ledger_currency(pa),
         account_type=account_type,
         institution_name=pa.institution_name,
     )

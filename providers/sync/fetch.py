@@ -76,8 +76,9 @@ def _fetch_in_worker(*args: Any) -> AccountData:
 
 def ledger_currency(pa: ProviderAccount) -> str | None:
     """The currency of the ledger account `pa` writes to: its linked account's, else the one
-    the first sync gives the account it creates (engine.py, `_ledger_account_for`); None when
-    its account went meanwhile (nothing is prepared ahead: its own write finds out)."""
+    the account its first sync creates gets (the provider's, else the household's; engine.py
+    `_ledger_account_for`); None when its account went meanwhile (nothing is prepared
+    ahead: its own write finds out)."""
     try:
         if pa.account_id:
             return pa.account.currency

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import Max, Q
+from django.db.models import Count, Max, Q
 
 from finance.ledger.db.fastinsert import fast_insert
 from finance.models import Account, AccountBalance, Transaction
@@ -102,6 +102,32 @@ def series_write(account: Account, start: dt.date | None, values: dict[dt.date, 
     )
 
 
+def rows_before(
+    starts: Mapping[uuid.UUID, dt.date], *, at_least: int = 1
+) -> dict[uuid.UUID, Decimal]:
+    """account id -> the balance of its latest stored row before its day in `starts`, for
+    the accounts that have at least `at_least` rows before it: two queries for all of them
+    (the latest days, then their balances)."""
+    before = Q()
+    for pk, start in starts.items():
+        before |= Q(account_id=pk, date__lt=start)
+    if not before:
+        return {}
+    at = Q()
+    for pk, last, count in (
+        AccountBalance.objects.filter(before)
+        .order_by()
+        .values("account_id")
+        .annotate(last=Max("date"), n=Count("id"))
+        .values_list("account_id", "last", "n")
+    ):
+        if count >= at_least:
+            at |= Q(account_id=pk, date=last)
+    if not at:
+        return {}
+    return dict(AccountBalance.objects.filter(at).values_list("account_id", "balance"))
+
+
 def series_merge(
     merges: Sequence[tuple[Account, Mapping[dt.date, Decimal]]],
 ) -> dict[uuid.UUID, Decimal]:
@@ -117,23 +143,10 @@ def series_merge(
     new day: its series is empty, or the new rows reach its opening row (the opening moves: the
     caller derives it)."""
     starts = {account.pk: min(flows) for account, flows in merges if flows}
-    before = Q()
-    for pk, start in starts.items():
-        before |= Q(account_id=pk, date__lt=start)
-    if not before:
+    carried = rows_before(starts)
+    if not carried:
         return {}
     rows = AccountBalance.objects.order_by()
-    at = Q()
-    for pk, last in (
-        rows.filter(before)
-        .values("account_id")
-        .annotate(last=Max("date"))
-        .values_list("account_id", "last")
-    ):
-        at |= Q(account_id=pk, date=last)
-    if not at:
-        return {}
-    carried: dict[uuid.UUID, Decimal] = dict(rows.filter(at).values_list("account_id", "balance"))
     span = Q()
     for pk in carried:
         span |= Q(account_id=pk, date__gte=starts[pk])
