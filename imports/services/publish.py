@@ -135,14 +135,16 @@ def _write_in_one_statement(
             " AND r.id <> ALL(%s)" if pg else " AND r.id NOT IN (SELECT value FROM json_each(%s))"
         )
         params.append(written if pg else json.dumps(written))
+    order = "r.account_id, r.date DESC, r.id"
+    key = uuid7_sql(connection.vendor, order)
     select = (
-        f"SELECT {uuid7_sql(connection.vendor)}, {uuid_param}, r.account_id, r.date, r.amount, "  # noqa: S608
+        f"SELECT {key}, {uuid_param}, r.account_id, r.date, r.amount, "  # noqa: S608
         "r.currency, r.name, NULLIF(r.notes, ''), r.fingerprint, %s, "
         f"COALESCE(m.target_id, m.created_id), {uuid_param} "
         f"FROM {rows} AS r LEFT JOIN {mappings} AS m ON m.data_import_id = r.data_import_id "
         "AND m.kind = 'category' AND r.category <> '' AND m.value = r.category "
         f"WHERE r.data_import_id = %s AND r.valid AND NOT r.skipped AND NOT r.duplicate{leave_out} "
-        "ORDER BY r.account_id, r.date DESC, r.id"
+        f"ORDER BY {order}"
     )
     done = batch.write_select(
         TXN_FIELDS,

@@ -121,6 +121,36 @@ def test_published_rows_have_time_ordered_keys_in_date_order(alice, tmp_path):
     # Newest date inserted first; keys made within one millisecond may tie on time only.
     stamps = [r.id.int >> 80 for r in rows]
     assert stamps == sorted(stamps)
+    if connection.vendor == "postgresql":
+        # One statement's keys: its time, then the rows' numbers in the order written.
+        assert [r.id.int for r in rows] == sorted(r.id.int for r in rows)
+        assert len({r.id.int >> 80 for r in rows}) == 1
+
+
+def test_two_publishes_keys_differ_in_their_statements_random_bits(alice, tmp_path):
+    """Each one-statement publish draws its own random bits (PostgreSQL: once a statement, the
+    rows told apart by their number; SQLite: a key a row): two files published one after the
+    other never share a key, whatever their millisecond."""
+    account = alice.account(currency="EUR")
+    keys = []
+    for n in range(2):
+        path = tmp_path / f"bank{n}.csv"
+        lines = ["date,name,amount"] + [
+            f"2024-03-{day:02d},Shop {n}-{day},-{day}.25" for day in range(1, 29)
+        ]
+        path.write_text("\n".join(lines) + "\n")
+        call_command("import_csv", str(path), "--account", str(account.pk), stdout=StringIO())
+        keys.append(
+            {
+                t.id
+                for t in Transaction.objects.filter(account=account, name__startswith=f"Shop {n}-")
+            }
+        )
+    assert len(keys[0]) == len(keys[1]) == 28 and not keys[0] & keys[1]
+    low40 = [{k.int & ((1 << 40) - 1) for k in ks} for ks in keys]
+    assert not low40[0] & low40[1]
+    assert {k.version for k in keys[0] | keys[1]} == {7}
+    assert {k.variant for k in keys[0] | keys[1]} == {uuid.RFC_4122}
 
 
 def test_uuid7_layout():
