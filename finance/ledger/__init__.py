@@ -9,7 +9,7 @@ from finance.ledger.after import PairsLater, merge_account_dates
 from finance.ledger.balances import account_balance_series, trade_model
 from finance.ledger.batch import LedgerBatch, ledger_batch
 from finance.ledger.check import ledger_check
-from finance.ledger.db.fastinsert import fast_insert
+from finance.ledger.db.fastinsert import StreamedInsert, fast_insert
 from finance.ledger.db.row_counts import TransactionRows, row_counts_tidy
 from finance.ledger.db.search_sqlite import MATCH_SQL as SQLITE_MATCH_SQL
 from finance.ledger.db.search_sqlite import phrase as sqlite_phrase
@@ -25,6 +25,7 @@ __all__ = [
     "SQLITE_MATCH_SQL",
     "LedgerBatch",
     "PairsLater",
+    "StreamedInsert",
     "TransactionRows",
     "account_balance_series",
     "fast_insert",

@@ -118,7 +118,8 @@ def statement_rows_parse(*, data_import: Import, on_progress: ProgressCallback =
     last_number = 0
     with imp.file.open("rb") as stream:
         reader = statement_file_open(imp.type, stream, imp.configuration, currency)
-        with cycles_paused():  # the loop makes no reference cycles (core/collector.py)
+        # (No query may run until the rows are finished: they may be streaming.)
+        with rows, cycles_paused():  # the loop makes no reference cycles (core/collector.py)
             for item in reader.items:
                 if isinstance(item, Statement):
                     statements.append(_statement(imp, item))

@@ -172,7 +172,8 @@ def _rows_read(
         fixed_key = str(fixed.pk) if fixed else ""
         import_id, fixed_id = imp.pk, fixed.pk if fixed else None  # read once, not per row
         rows = RowWriter(on_progress=on_progress, marks=known)
-        with cycles_paused():  # the loop makes no reference cycles (core/collector.py)
+        # (No query may run until the rows are finished: they may be streaming.)
+        with rows, cycles_paused():  # the loop makes no reference cycles (core/collector.py)
             for line_no, cells in reader.rows:
                 parsed = parse_row(
                     cells, row_number=line_no, headers=reader.headers, columns=columns, rules=rules

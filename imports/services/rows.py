@@ -1,11 +1,13 @@
-"""Import rows written in batches as a file is read (fast_insert), never all in memory."""
+"""Import rows written in batches as a file is read, never all in memory: on PostgreSQL through
+one COPY kept open for the whole file (StreamedInsert), so the server stores a batch while the
+next is read and parsed."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from finance.ledger import fast_insert
+from finance.ledger import StreamedInsert, fast_insert
 from imports.models import ImportRow
 
 BATCH_SIZE = 5000
@@ -32,9 +34,13 @@ STATEMENT_ROW_FIELDS = (*ROW_FIELDS, "skipped", "statement_number")
 
 class RowWriter:
     """Collects row tuples (in the order of `fields`) and inserts them BATCH_SIZE at a time,
-    calling `on_progress` with the count written after each full batch. `marks`: a lookup of
+    calling `on_progress` with the count sent after each full batch. `marks`: a lookup of
     a batch's fingerprints -> the ledger rows they repeat (dedup.imported_before): the rows
-    are written with their duplicate marks (a re-import's are never rewritten)."""
+    are written with their duplicate marks (a re-import's are never rewritten); each batch
+    then waits for its lookup, so only rows without marks stream (StreamedInsert).
+
+    A context manager: `finish` (or leaving the block) waits for the server and raises what
+    it refused; leaving it on an error keeps none of the streamed rows' COPY."""
 
     def __init__(
         self,
@@ -48,6 +54,16 @@ class RowWriter:
         self._fp = fields.index("fingerprint")
         self.count = 0
         self._batch: list[tuple] = []
+        self._stream = StreamedInsert(ImportRow, fields) if marks is None else None
+
+    def __enter__(self) -> RowWriter:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        if exc is None:
+            self.finish()
+        elif self._stream is not None:
+            self._stream.__exit__(exc_type, exc, tb)
 
     def add(self, row: tuple) -> None:
         self._batch.append(row)
@@ -57,14 +73,17 @@ class RowWriter:
                 self.on_progress(self.count)
 
     def finish(self) -> int:
-        """Insert what is left; returns how many rows were written in all."""
+        """Insert what is left and wait for the server; returns how many rows were written.
+        (Again: nothing more to do.)"""
         if self._batch:
             self._flush()
+        if self._stream is not None:
+            self._stream.close()
         return self.count
 
     def _flush(self) -> None:
-        if self.marks is None:
-            fast_insert(ImportRow, self.fields, self._batch)
+        if self._stream is not None:
+            self._stream.write(self._batch)
         else:
             at = self._fp
             found = self.marks([r[at] for r in self._batch if r[at]])

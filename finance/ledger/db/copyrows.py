@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Sequence
+from contextlib import suppress
 from decimal import Decimal
 from operator import itemgetter
 from typing import Any
@@ -90,20 +91,66 @@ def binary_types(fields: Sequence[models.Field], params: Sequence[Sequence[Any]]
     return types
 
 
+class CopyStream:
+    """One COPY into `table_sql` kept open across batches of rows (`write`), so the server
+    stores a batch while the caller makes the next, instead of each batch waiting for the
+    server to finish the one before (`finish`: the server's answer, and its refusal, come at
+    the end). A batch whose columns or binary types differ from the open COPY's ends it and
+    starts another. `abort` ends it refused (nothing of it is stored): the connection can then
+    roll back. Nothing else may use the connection while a COPY is open."""
+
+    def __init__(self, cursor: Any, table_sql: str) -> None:
+        self.raw, self.table_sql = cursor.cursor, table_sql
+        self._copy: Any = None
+        self._opened: Any = None
+        self._shape: tuple | None = None
+
+    def write(self, fields: Sequence[models.Field], params: Sequence[Sequence[Any]]) -> None:
+        types = binary_types(fields, params)
+        shape = (tuple(f.column for f in fields), None if types is None else tuple(types))
+        if self._copy is not None and shape != self._shape:
+            self.finish()
+        if self._copy is None:
+            self._open(fields, types)
+            self._shape = shape
+        write_row = self._copy.write_row
+        for values in params:
+            write_row(values)
+
+    def _open(self, fields: Sequence[models.Field], types: list | None) -> None:
+        qn = connection.ops.quote_name
+        sql = f"COPY {self.table_sql} ({', '.join(qn(f.column) for f in fields)}) FROM STDIN"
+        if types is not None:
+            sql += " (FORMAT BINARY)"
+            self.raw.adapters.register_dumper(None, JsonText)  # this cursor only, by type
+        self._opened = self.raw.copy(sql)
+        self._copy = self._opened.__enter__()
+        if types is not None:
+            self._copy.set_types(types)
+
+    def finish(self) -> None:
+        """End the open COPY (if any) and wait for the server: raises what it refused."""
+        opened, self._copy, self._opened = self._opened, None, None
+        if opened is not None:
+            opened.__exit__(None, None, None)
+
+    def abort(self, exc: BaseException) -> None:
+        """End the open COPY (if any) as failed, for `exc`: the server keeps none of it."""
+        opened, self._copy, self._opened = self._opened, None, None
+        if opened is not None:
+            with suppress(Exception):  # the caller raises `exc` itself
+                opened.__exit__(type(exc), exc, exc.__traceback__)
+
+
 def copy_rows(
     cursor: Any, table_sql: str, fields: Sequence[models.Field], params: Sequence[Sequence[Any]]
 ) -> None:
     """COPY `params` (rows of values in the order of `fields`) into `table_sql` through
     Django's `cursor`, in the binary format when the values allow it."""
-    raw = cursor.cursor
-    types = binary_types(fields, params)
-    qn = connection.ops.quote_name
-    sql = f"COPY {table_sql} ({', '.join(qn(f.column) for f in fields)}) FROM STDIN"
-    if types is not None:
-        sql += " (FORMAT BINARY)"
-        raw.adapters.register_dumper(None, JsonText)  # this cursor only, looked up by type
-    with raw.copy(sql) as copy:
-        if types is not None:
-            copy.set_types(types)
-        for values in params:
-            copy.write_row(values)
+    stream = CopyStream(cursor, table_sql)
+    try:
+        stream.write(fields, params)
+    except BaseException as exc:
+        stream.abort(exc)
+        raise
+    stream.finish()

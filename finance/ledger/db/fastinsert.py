@@ -21,7 +21,7 @@ from django.utils import timezone
 from core.exact import ExactDecimalField
 from core.planner import hash_joins
 from finance.ledger.db import deferred
-from finance.ledger.db.copyrows import copy_rows
+from finance.ledger.db.copyrows import CopyStream, copy_rows
 
 # Up to this many rows take plain INSERT statements: COPY and a staging table cost more than
 # they save for a handful.
@@ -191,6 +191,53 @@ def fast_insert(
             sql = f"INSERT INTO {table} ({names_sql}) VALUES ({placeholders})"  # noqa: S608
             cursor.executemany(sql, params)
     return len(params)
+
+
+class StreamedInsert:
+    """`fast_insert` for rows that come batch by batch (a file being read): on PostgreSQL the
+    batches go through one COPY that stays open (copyrows.CopyStream), so the server stores a
+    batch while the caller reads the next; a refusal is raised by `close`, or by a later
+    `write`. Elsewhere each batch is inserted on its own. A context manager: leaving it on an
+    error ends the COPY as failed, so that the caller's transaction can roll back. Nothing
+    else may use the connection while it is open (a query between batches would fail)."""
+
+    def __init__(self, model: type[models.Model], names: Sequence[str]) -> None:
+        self.model, self.names = model, names
+        self._cursor: Any = None
+        self._stream: CopyStream | None = None
+
+    def __enter__(self) -> StreamedInsert:
+        return self
+
+    def write(self, rows: Sequence[Sequence[Any]]) -> int:
+        if connection.vendor != "postgresql":
+            return fast_insert(self.model, self.names, rows)
+        fields, params = _prepare(self.model, self.names, rows, True)
+        if params:
+            if self._stream is None:
+                self._cursor = connection.cursor()
+                self._stream = CopyStream(
+                    self._cursor, connection.ops.quote_name(self.model._meta.db_table)
+                )
+            self._stream.write(fields, params)
+        return len(params)
+
+    def close(self) -> None:
+        stream, cursor, self._stream, self._cursor = self._stream, self._cursor, None, None
+        try:
+            if stream is not None:
+                stream.finish()
+        finally:
+            if cursor is not None:
+                cursor.close()
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        if exc is None:
+            self.close()
+            return
+        if self._stream is not None:
+            self._stream.abort(exc)
+        self.close()
 
 
 def insert_select(
