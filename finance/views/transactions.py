@@ -8,6 +8,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.collector import cycles_paused
 from finance.api.resources import ResourceViewSet
 from finance.models import Transaction
 from finance.selectors.transactions import (
@@ -66,12 +67,16 @@ class TransactionViewSet(ResourceViewSet):
     )
     @action(detail=False, methods=["post"], url_path="bulk")
     def bulk(self, request: Request) -> Response:
-        body = TransactionBulkRequestSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        items = transaction_bulk_items_validate(body.validated_data["transactions"])
-        results = transactions_bulk_create(family=self.family, items=items)
-        loaded = {r.transaction.pk: r.transaction for r in results if not r.reload}
-        ids = [r.transaction.pk for r in results if r.transaction is not None and r.reload]
-        if ids:
-            loaded.update((t.pk, t) for t in self.get_queryset().filter(pk__in=ids))
-        return Response(transaction_bulk_response(results, loaded))
+        # Up to 1,000 items make several containers each and no reference cycle: the
+        # collector's young collections (one per 700 new containers) found nothing to free,
+        # ~5 ms of a request's CPU (core/collector.py).
+        with cycles_paused():
+            body = TransactionBulkRequestSerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+            items = transaction_bulk_items_validate(body.validated_data["transactions"])
+            results = transactions_bulk_create(family=self.family, items=items)
+            loaded = {r.transaction.pk: r.transaction for r in results if not r.reload}
+            ids = [r.transaction.pk for r in results if r.transaction is not None and r.reload]
+            if ids:
+                loaded.update((t.pk, t) for t in self.get_queryset().filter(pk__in=ids))
+            return Response(transaction_bulk_response(results, loaded))
