@@ -7,7 +7,7 @@ Nothing outside this package writes `Transaction` rows or runs that derivation
 
 from finance.ledger.after import PairsLater, merge_account_dates
 from finance.ledger.balances import account_balance_series, trade_model
-from finance.ledger.batch import LedgerBatch, ledger_batch
+from finance.ledger.batch import LedgerBatch, Was, ledger_batch
 from finance.ledger.check import ledger_check
 from finance.ledger.db.fastinsert import StreamedInsert, fast_insert
 from finance.ledger.db.row_counts import TransactionRows, row_counts_tidy
@@ -27,6 +27,7 @@ __all__ = [
     "PairsLater",
     "StreamedInsert",
     "TransactionRows",
+    "Was",
     "account_balance_series",
     "fast_insert",
     "latest_prices",

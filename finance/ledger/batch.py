@@ -20,7 +20,7 @@ import datetime as dt
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import connection, models, transaction
 from django.db.models import Min, Q, QuerySet
@@ -50,6 +50,18 @@ ANALYZE_FIELDS = (
     "external_id", "source", "kind", "pending", "excluded", "created_at",
 )  # fmt: skip
 FLOW_FIELDS = frozenset({"account", "account_id", "date", "amount", "excluded", "currency"})
+
+
+class Was(NamedTuple):
+    """Where an edited row's flow was before the edit: its account and day; and, read under
+    the row's lock, its stored amount and exclusion, with which the flow moves in place (a
+    delete of the row as it was and an add of it as it is) instead of being derived again
+    from that day on."""
+
+    account_id: uuid.UUID
+    date: dt.date
+    amount: Decimal | None = None
+    excluded: bool | None = None
 
 
 class LedgerBatch(TupleWrites, LabelWrites):
@@ -154,15 +166,14 @@ class LedgerBatch(TupleWrites, LabelWrites):
         txn: Transaction,
         *,
         fields: Sequence[str] | None = None,
-        was: tuple | None = None,
+        was: Was | None = None,
         edited: Iterable[str] = (),
     ) -> None:
-        """Save an edited row (`fields`: only these columns). `was`: its (account id, date)
-        before the edit, when a flow may have moved; read from the database when not given
-        (one query: a caller updating many rows passes it from the query that read them).
-        `edited`: fields the household set itself, which no rule changes again. `was` may also
-        carry the row's amount and exclusion as stored (read under the caller's lock): its flow
-        then moves in place, as a delete of the row as it was and an add of it as it is."""
+        """Save an edited row (`fields`: only these columns). `was`: where its flow was before
+        the edit, when a flow may have moved; read from the database (with the stored amount
+        and exclusion) when not given: one query, which a caller updating many rows saves by
+        passing it from the query that read them. `edited`: fields the household set itself,
+        which no rule changes again."""
         edited = [f for f in edited if f not in (txn.edited_fields or ())]
         if edited:
             txn.edited_fields = [*(txn.edited_fields or ()), *edited]
@@ -170,8 +181,8 @@ class LedgerBatch(TupleWrites, LabelWrites):
                 fields = [*fields, "edited_fields"]
         if fields is None or FLOW_FIELDS & set(fields):
             if was is None:
-                was = (
-                    Transaction.objects.filter(pk=txn.pk)
+                was = Was(
+                    *Transaction.objects.filter(pk=txn.pk)
                     .values_list("account_id", "date", "amount", "excluded")
                     .get()
                 )
@@ -181,11 +192,9 @@ class LedgerBatch(TupleWrites, LabelWrites):
         else:
             txn.save(update_fields=list({*fields, "updated_at"}))
 
-    def update_many(
-        self, changes: Sequence[tuple[Transaction, Sequence[str], tuple[uuid.UUID, dt.date]]]
-    ) -> None:
-        """Save many edited rows, each given with the fields it changed and its (account id,
-        date) before the edit: a few statements (one per set of fields and 500 rows,
+    def update_many(self, changes: Sequence[tuple[Transaction, Sequence[str], Was]]) -> None:
+        """Save many edited rows, each given with the fields it changed and where its flow was
+        before the edit: a few statements (one per set of fields and 500 rows,
         finance/ledger/db/fastupdate.py) where `update` runs one a row (a re-sync's changed
         rows). Their `updated_at` is one time, as a batch's created rows share one."""
         now = timezone.now()
@@ -198,21 +207,20 @@ class LedgerBatch(TupleWrites, LabelWrites):
         for fields, txns in groups.items():
             fast_update(Transaction, sorted(fields), txns)
 
-    def _moved(self, txn: Transaction, was: tuple) -> None:
-        """A row's flow left (account, date) `was` for where it is now: both move. Given the
-        stored amount and exclusion too (`was` of four), the flows of both days are recorded
-        as a delete's and a create's are (balances move in place when they can)."""
+    def _moved(self, txn: Transaction, was: Was) -> None:
+        """A row's flow left `was` for where it is now: both days are touched. Given the
+        stored amount and exclusion too, the flows of both days are recorded as a delete's
+        and a create's are (balances move in place when they can)."""
         key = self._family(txn.family_id)
         pure = self._flows.get(key, {})
-        self.touch(key, was[0], was[1])
+        self.touch(key, was.account_id, was.date)
         self.touch(key, txn.account_id, txn.date)
-        if len(was) != 4 or pure is None:
+        if was.amount is None or was.excluded is None or pure is None:
             return
-        account_id, day, amount, excluded = was
         self._removed.add(key)  # the old day may have lost its last row
         self._flows[key] = pure
-        if not excluded:
-            self._flow(key, account_id, day, -amount)
+        if not was.excluded:
+            self._flow(key, was.account_id, was.date, -was.amount)
         if not txn.excluded:
             self._flow(key, txn.account_id, txn.date, txn.amount)
 

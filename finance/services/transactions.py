@@ -17,7 +17,7 @@ from django.db.models.base import ModelState
 from django.db.models.signals import post_init, pre_init
 
 from core.errors import NotFound, ValidationFailed
-from finance.ledger import ledger_batch
+from finance.ledger import Was, ledger_batch
 from finance.models import Account, Category, Family, Merchant, Tag, Transaction
 
 NOT_IN_HOUSEHOLD = "does not exist in this household"
@@ -283,14 +283,15 @@ def transaction_update(*, txn: Transaction, **fields: Unpack[TransactionFields])
         txn.source = data["source"]
     with ledger_batch(family=family) as batch:
         # The row as stored, read under its lock: where its flow was (balances move in place).
-        was = (
+        stored = (
             Transaction.objects.select_for_update()
             .filter(pk=txn.pk)
             .values_list("account_id", "date", "amount", "excluded")
             .first()
         )
-        if was is None:
+        if stored is None:
             raise NotFound(ALREADY_DELETED)
+        was = Was(*stored)
         try:
             with transaction.atomic():
                 batch.update(

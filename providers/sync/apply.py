@@ -33,7 +33,7 @@ import orjson
 
 from core.bounds import amount_problem, date_problem
 from core.keys import uuid7
-from finance.ledger import ROW_FIELDS, LedgerBatch, snapshot_hashes_record
+from finance.ledger import ROW_FIELDS, LedgerBatch, Was, snapshot_hashes_record
 from finance.models import Account, Family, Merchant, Transaction
 from providers.sync.pending import pending_settle, upstream_name
 from providers.types import UpstreamTransaction
@@ -281,7 +281,7 @@ def transactions_apply(
     for txn in _rows(stale):
         key = txn.external_id
         row, snapshot = keyed[key]
-        was = (txn.account_id, txn.date)
+        was = Was(txn.account_id, txn.date)
         fields = _included_again(txn)
         if txn.provider_snapshot != snapshot or txn.provider_snapshot_hash != digests[key]:
             if txn.pending and not row.pending:

@@ -27,7 +27,7 @@ from typing import Any
 
 from django.conf import settings
 
-from finance.ledger import LedgerBatch
+from finance.ledger import LedgerBatch, Was
 from finance.models import Account, Transaction
 from finance.rules.engine import rule_changes_merge
 
@@ -143,7 +143,7 @@ def pending_settle(
             candidates.remove(posted)
             # its account and date as the candidates' one query read them (the edits given
             # move neither): no read of each row again
-            was = (posted.account_id, posted.date)
+            was = Was(posted.account_id, posted.date)
             # what the household set itself on pending, no rule or re-sync changes on posted
             batch.update(
                 posted,
@@ -157,7 +157,7 @@ def pending_settle(
             batch.update(
                 pending,
                 fields=["excluded", "excluded_by_sync"],
-                was=(pending.account_id, pending.date),
+                was=Was(pending.account_id, pending.date),
             )
             excluded += 1
     batch.supersede(taken)  # the pending rows go, in a few queries for all of them
