@@ -3,8 +3,9 @@ transfers. Every row belongs to exactly one household (`family`)."""
 
 from __future__ import annotations
 
+import functools
 import uuid
-from typing import Protocol
+from typing import Any, Protocol
 
 from django.db import models
 from django.db.models import Q
@@ -216,6 +217,9 @@ class Transaction(models.Model):
     # Set on a row just written whose relations, tags and transfers are all in hand
     # (finance/services/transactions.py, `transaction_as_written`): it answers as it is.
     AS_WRITTEN = "as_written"
+    # The reverse relations to the transfer a row is the inflow or the outflow leg of
+    # (Transfer's one-to-one fields below): a row's `transfer` in the API.
+    TRANSFER_LEGS = ("transfer_as_inflow", "transfer_as_outflow")
 
     # Time-ordered keys (core/keys.py): a batch's new rows fill the key index's last pages,
     # and drawing one takes ~1.4 us against uuid4's 5-10 us (a system call each).
@@ -434,3 +438,9 @@ class RejectedTransfer(models.Model):
 
     def __str__(self) -> str:
         return f"Rejected transfer: {self.outflow_transaction}"
+
+
+@functools.cache
+def transfer_relations() -> tuple[Any, ...]:
+    """The reverse relations of `Transaction.TRANSFER_LEGS` (inflow first), read once."""
+    return tuple(Transaction._meta.get_field(name) for name in Transaction.TRANSFER_LEGS)

@@ -7,7 +7,6 @@ and transfer legs embed the same references as transactions."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -16,6 +15,7 @@ from typing import Any
 from rest_framework import serializers
 
 from finance.models import Transaction
+from finance.models.ledger import transfer_relations
 from finance.serializers.fields import MoneyTextField
 
 Ref = Callable[[Any], dict[str, Any] | None]
@@ -136,27 +136,23 @@ class TransferSide:
 _UNREAD = object()
 
 
-@functools.cache
-def _cache_name(name: str) -> str:
-    return Transaction._meta.get_field(name).cache_name
-
-
-def _leg_of(txn: Transaction, name: str) -> Any:
+def _leg_of(txn: Transaction, relation: Any) -> Any:
     """The transfer `txn` is this leg of, or None. A row whose relation was read (a join or a
     bulk's "no transfer") answers from its cache: the descriptor raises for a cached None,
     and raising and catching it twice a row was a visible share of a 1,000-row response."""
     state = getattr(txn, "_state", None)  # the export's rows are plain records
-    cached = _UNREAD if state is None else state.fields_cache.get(_cache_name(name), _UNREAD)
-    return getattr(txn, name, None) if cached is _UNREAD else cached
+    cached = _UNREAD if state is None else state.fields_cache.get(relation.cache_name, _UNREAD)
+    return getattr(txn, relation.name, None) if cached is _UNREAD else cached
 
 
 def transfer_side(txn: Transaction) -> TransferSide | None:
-    transfer = _leg_of(txn, "transfer_as_inflow")
+    as_inflow, as_outflow = transfer_relations()
+    transfer = _leg_of(txn, as_inflow)
     other = None
     if transfer is not None:
         other = transfer.outflow_transaction
     else:
-        transfer = _leg_of(txn, "transfer_as_outflow")
+        transfer = _leg_of(txn, as_outflow)
         if transfer is not None:
             other = transfer.inflow_transaction
     if transfer is None:

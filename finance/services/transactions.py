@@ -19,6 +19,7 @@ from django.db.models.signals import post_init, pre_init
 from core.errors import NotFound, ValidationFailed
 from finance.ledger import Was, ledger_batch
 from finance.models import Account, Category, Family, Merchant, Tag, Transaction
+from finance.models.ledger import transfer_relations
 
 NOT_IN_HOUSEHOLD = "does not exist in this household"
 ALREADY_DELETED = "The transaction was deleted by another request."
@@ -205,11 +206,6 @@ def transaction_build(
     return txn
 
 
-@functools.cache
-def _no_transfer() -> list[Any]:
-    return [Transaction._meta.get_field(n) for n in ("transfer_as_inflow", "transfer_as_outflow")]
-
-
 def transaction_as_written(txn: Transaction, tags: list[Tag] | None) -> None:
     """Give a just-written row what a re-read would (its tags in their list order, no
     transfer), so serialising it costs no query, and mark it so (`Transaction.AS_WRITTEN`).
@@ -217,7 +213,7 @@ def transaction_as_written(txn: Transaction, tags: list[Tag] | None) -> None:
     rules set). Only for a row created by a batch that paired nothing."""
     ordered = sorted(tags or (), key=lambda t: (t.name, str(t.pk)))
     setattr(txn, Transaction.PREFETCHED_TAGS, ordered)
-    for relation in _no_transfer():
+    for relation in transfer_relations():
         relation.set_cached_value(txn, None)
     setattr(txn, Transaction.AS_WRITTEN, True)
 
