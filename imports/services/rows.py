@@ -73,8 +73,8 @@ class RowWriter:
                 self.on_progress(self.count)
 
     def finish(self) -> int:
-        """Insert what is left and wait for the server; returns how many rows were written.
-        (Again: nothing more to do.)"""
+        """Insert what is left and wait for the server; returns how many rows were written
+        (called again, it writes nothing more)."""
         if self._batch:
             self._flush()
         if self._stream is not None:
