@@ -58,6 +58,7 @@ class Was(NamedTuple):
     delete of the row as it was and an add of it as it is) instead of being derived again
     from that day on."""
 
+    # The field names are the transaction's columns: `values_list(*Was._fields)` reads one.
     account_id: uuid.UUID
     date: dt.date
     amount: Decimal | None = None
@@ -181,11 +182,7 @@ class LedgerBatch(TupleWrites, LabelWrites):
                 fields = [*fields, "edited_fields"]
         if fields is None or FLOW_FIELDS & set(fields):
             if was is None:
-                was = Was(
-                    *Transaction.objects.filter(pk=txn.pk)
-                    .values_list("account_id", "date", "amount", "excluded")
-                    .get()
-                )
+                was = Was(*Transaction.objects.filter(pk=txn.pk).values_list(*Was._fields).get())
             self._moved(txn, was)
         if fields is None:
             txn.save()

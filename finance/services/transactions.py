@@ -280,11 +280,8 @@ def transaction_update(*, txn: Transaction, **fields: Unpack[TransactionFields])
     with ledger_batch(family=family) as batch:
         # The row as stored, read under its lock: where its flow was (balances move in place).
         stored = (
-            Transaction.objects.select_for_update()
-            .filter(pk=txn.pk)
-            .values_list("account_id", "date", "amount", "excluded")
-            .first()
-        )
+            Transaction.objects.select_for_update().filter(pk=txn.pk).values_list(*Was._fields)
+        ).first()
         if stored is None:
             raise NotFound(ALREADY_DELETED)
         was = Was(*stored)

@@ -153,7 +153,7 @@ def statement_rows_parse(*, data_import: Import, on_progress: ProgressCallback =
                 # written on one line) take the next free number.
                 last_number = max(entry.line, last_number + 1)
                 rows.add(_row(imp, entry, last_number, fixed.pk if fixed else None, occurrence, fp))
-        count = rows.finish()
+        count = rows.count  # leaving the block finished the rows
         del occurrences
     ImportStatement.objects.bulk_create(statements, batch_size=BATCH_SIZE)
     _number_repeated_ids(imp)

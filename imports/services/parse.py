@@ -206,7 +206,7 @@ def _rows_read(
                         fp,
                     )
                 )
-        count = rows.finish()
+        count = rows.count  # leaving the block finished the rows
     return count, reader.headers, reader.encoding, reader.separator, totals
 
 

@@ -73,8 +73,8 @@ class RowWriter:
                 self.on_progress(self.count)
 
     def finish(self) -> int:
-        """Insert what is left and wait for the server; returns how many rows were written
-        (called again, it writes nothing more)."""
+        """Insert what is left and wait for the server; returns how many rows were written.
+        Leaving the block runs it (again, it writes nothing more)."""
         if self._batch:
             self._flush()
         if self._stream is not None:
