@@ -154,6 +154,9 @@ def pending_settle(
             taken.append((pending, posted))
         elif not pending.excluded and pending.date < stale_before:
             pending.excluded, pending.excluded_by_sync = True, True
+            # Its account and day only: its amount was read without the row's lock (the
+            # household may edit it meanwhile), so its flow is derived again from that day
+            # rather than moved in place by an amount that may be stale (ledger.Was).
             batch.update(
                 pending,
                 fields=["excluded", "excluded_by_sync"],

@@ -97,13 +97,23 @@ class CopyStream:
     server to finish the one before (`finish`: the server's answer, and its refusal, come at
     the end). A batch whose columns or binary types differ from the open COPY's ends it and
     starts another. `abort` ends it refused (nothing of it is stored): the connection can then
-    roll back. Nothing else may use the connection while a COPY is open."""
+    roll back. A context manager: leaving it finishes the COPY, or on an error aborts it.
+    Nothing else may use the connection while a COPY is open."""
 
     def __init__(self, cursor: Any, table_sql: str) -> None:
         self.raw, self.table_sql = cursor.cursor, table_sql
         self._copy: Any = None
         self._opened: Any = None
         self._shape: tuple | None = None
+
+    def __enter__(self) -> CopyStream:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        if exc is None:
+            self.finish()
+        else:
+            self.abort(exc)
 
     def write(self, fields: Sequence[models.Field], params: Sequence[Sequence[Any]]) -> None:
         types = binary_types(fields, params)
@@ -147,10 +157,5 @@ def copy_rows(
 ) -> None:
     """COPY `params` (rows of values in the order of `fields`) into `table_sql` through
     Django's `cursor`, in the binary format when the values allow it."""
-    stream = CopyStream(cursor, table_sql)
-    try:
+    with CopyStream(cursor, table_sql) as stream:
         stream.write(fields, params)
-    except BaseException as exc:
-        stream.abort(exc)
-        raise
-    stream.finish()

@@ -223,21 +223,16 @@ class StreamedInsert:
         return len(params)
 
     def close(self) -> None:
+        self.__exit__(None, None, None)
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
         stream, cursor, self._stream, self._cursor = self._stream, self._cursor, None, None
         try:
             if stream is not None:
-                stream.finish()
+                stream.__exit__(exc_type, exc, tb)  # finished, or aborted on an error
         finally:
             if cursor is not None:
                 cursor.close()
-
-    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
-        if exc is None:
-            self.close()
-            return
-        if self._stream is not None:
-            self._stream.abort(exc)
-        self.close()
 
 
 def insert_select(
