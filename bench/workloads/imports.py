@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import Report, household_create, peak_rss_mb, vendor
+from bench.cpu import CpuMeter, CpuSample
 
 TARGET_IMPORT_RATIO = 4.0
 TARGET_REIMPORT_RATIO = 1.5
@@ -74,28 +75,41 @@ FLOOR_COLUMNS = [
 ]  # fmt: skip
 
 
-def floors(hh: Any, path: Path) -> dict[str, tuple[float, int]]:
+def floors(hh: Any, path: Path) -> tuple[dict[str, tuple[float, int]], CpuSample]:
     """The bare floors (bench/floors.py): csv read alone; csv read + COPY / executemany into a
-    plain table; csv read + the keys staged + one anti-join against that table (re-import)."""
+    plain table; csv read + the keys staged + one anti-join against that table (re-import).
+    With the CPU the load took."""
     from bench.floors import bare_antijoin, bare_load, csv_read, csv_rows, drop
 
     out = {"csv": csv_read(path)}
-    out["load"] = bare_load(FLOOR_COLUMNS, _floor_rows(hh, path), keep=True)
+    with _meter() as meter:
+        out["load"] = bare_load(FLOOR_COLUMNS, _floor_rows(hh, path), keep=True)
     try:
         keys = ((f"{d}\x1f{a}\x1f{n}",) for d, a, n, _c, _o in csv_rows(path))
         out["antijoin"] = bare_antijoin(keys)
     finally:
         drop()
-    return out
+    return out, meter.sample
+
+
+def _meter() -> CpuMeter:
+    return CpuMeter(database=vendor() == "postgresql")
 
 
 def _row(
-    report: Report, phase: str, rows: int, secs: float, floor: float, target: str = ""
+    report: Report,
+    phase: str,
+    rows: int,
+    secs: float,
+    floor: float,
+    target: str = "",
+    cpu: CpuSample | None = None,
 ) -> None:
     report.add(
         phase=phase, rows=rows, seconds=round(secs, 2),
         rows_per_s=round(rows / secs) if secs else "", peak_rss_mb=peak_rss_mb(),
         ratio=round(secs / floor, 2) if floor else "", target=target,
+        **(cpu.columns(floor if "FLOOR" not in phase else None) if cpu else {}),
     )  # fmt: skip
 
 
@@ -116,11 +130,14 @@ def run(*, full: bool, backend: str) -> Report:
     )
     floor_hh = household_create("import-floor", accounts=1)
     rss_before = peak_rss_mb()
-    f = floors(floor_hh, path)
+    f, floor_cpu = floors(floor_hh, path)
     load = "COPY" if backend == "postgresql" else "executemany"
     floor_import, floor_reimport = f["load"][0], f["csv"][0] + f["antijoin"][0]
     _row(report, "floor: csv read alone", rows, f["csv"][0], floor_import)
-    _row(report, f"FLOOR import: csv + {load} into a plain table", rows, floor_import, floor_import)
+    _row(
+        report, f"FLOOR import: csv + {load} into a plain table", rows, floor_import,
+        floor_import, cpu=floor_cpu,
+    )  # fmt: skip
     _row(
         report, "FLOOR re-import: csv read + keys staged + 1 anti-join", rows, floor_reimport,
         floor_reimport,
@@ -136,21 +153,23 @@ def run(*, full: bool, backend: str) -> Report:
         from finance.models import User
 
         user = User.objects.filter(family=hh.family).first()
-        phases = hooks.run_pipeline(user=user, account=hh.accounts[0], csv_path=path)
+        with _meter() as meter:
+            phases = hooks.run_pipeline(user=user, account=hh.accounts[0], csv_path=path)
         total = phases["parse"] + phases["publish"]
         _row(
             report, "import: upload to verified (parse + publish)", rows, total, floor_import,
-            _met(total / floor_import, TARGET_IMPORT_RATIO),
+            _met(total / floor_import, TARGET_IMPORT_RATIO), cpu=meter.sample,
         )  # fmt: skip
         for phase, secs in phases.items():
             _row(report, f"  {phase.strip()}", rows, secs, floor_import)
-        again = hooks.run_pipeline(
-            user=user, account=hh.accounts[0], csv_path=path, expect_created=0
-        )
+        with _meter() as meter:
+            again = hooks.run_pipeline(
+                user=user, account=hh.accounts[0], csv_path=path, expect_created=0
+            )
         total = again["parse"] + again["publish"]
         _row(
             report, "re-import (all duplicates): upload to verified", rows, total,
-            floor_reimport, _met(total / floor_reimport, TARGET_REIMPORT_RATIO),
+            floor_reimport, _met(total / floor_reimport, TARGET_REIMPORT_RATIO), cpu=meter.sample,
         )  # fmt: skip
         for phase, secs in again.items():
             _row(report, f"  {phase.strip()}", rows, secs, floor_reimport)
@@ -161,6 +180,11 @@ def run(*, full: bool, backend: str) -> Report:
         )
         print(report.extra["peak_rss_target"])
     report.extra.update(rows=rows, rss_before_mb=rss_before, csv_bytes=path.stat().st_size)
-    report.print_table(["phase", "rows", "seconds", "rows_per_s", "peak_rss_mb", "ratio", "target"])
+    report.print_table(
+        [
+            "phase", "rows", "seconds", "rows_per_s", "peak_rss_mb", "ratio", "our_cpu_s",
+            "db_cpu_s", "cpu_bound_x", "target",
+        ]
+    )  # fmt: skip
     shutil.rmtree(tmp, ignore_errors=True)
     return report

@@ -16,7 +16,8 @@ import random
 import time
 from typing import Any
 
-from bench.common import Report, household_create, peak_rss_mb
+from bench.common import Report, household_create, peak_rss_mb, vendor
+from bench.cpu import CpuMeter
 
 TARGET_RESYNC_SHARE = 0.10
 TARGET_FIRST_RATIO = 3.0
@@ -76,18 +77,21 @@ def bare_floor(hh: Any, scenario: Any) -> tuple[float, int]:
     return bare_load(FLOOR_COLUMNS, tuples())
 
 
-def _run_sync(connection: Any) -> tuple[float, Any]:
+def _run_sync(connection: Any) -> tuple[float, Any, Any]:
     from django.db import transaction
 
+    from bench.common import vendor
     from providers.services import sync_request
     from providers.sync.engine import sync_run
 
-    start = time.perf_counter()
-    with transaction.atomic():
-        sync, created = sync_request(connection=connection)
-    assert created, "an earlier sync is still active"
-    sync = sync_run(sync_id=sync.pk)
-    return time.perf_counter() - start, sync
+    with CpuMeter(database=vendor() == "postgresql") as meter:
+        start = time.perf_counter()
+        with transaction.atomic():
+            sync, created = sync_request(connection=connection)
+        assert created, "an earlier sync is still active"
+        sync = sync_run(sync_id=sync.pk)
+        seconds = time.perf_counter() - start
+    return seconds, sync, meter.sample
 
 
 def run(*, full: bool, backend: str) -> Report:
@@ -111,10 +115,10 @@ def run(*, full: bool, backend: str) -> Report:
             family=hh.family, provider="lunchflow", api_key="test-key"
         )
         steps = []
-        first, sync = _run_sync(connection)
-        steps.append(("first", first, sync))
-        again, sync = _run_sync(connection)
-        steps.append(("unchanged", again, sync))
+        first, sync, cpu = _run_sync(connection)
+        steps.append(("first", first, sync, cpu))
+        again, sync, cpu = _run_sync(connection)
+        steps.append(("unchanged", again, sync, cpu))
         # 1% of all rows change, picked among those inside the re-sync window.
         window_start = dt.date.today() - dt.timedelta(days=settings.SYNC_OVERLAP_DAYS - 1)
         recent = [
@@ -125,16 +129,18 @@ def run(*, full: bool, backend: str) -> Report:
         ]
         for row in random.Random(5).sample(recent, min(len(recent), accounts * per_account // 100)):
             row["amount"] = f"{float(row['amount']) + 1:.2f}"
-        changed, sync = _run_sync(connection)
-        steps.append(("1% changed", changed, sync))
+        changed, sync, cpu = _run_sync(connection)
+        steps.append(("1% changed", changed, sync, cpu))
     finally:
         server.stop()
-    floor_secs, floor_rows = bare_floor(hh, scenario)
+    with CpuMeter(database=vendor() == "postgresql") as meter:
+        floor_secs, floor_rows = bare_floor(hh, scenario)
     report.add(
         step=f"FLOOR: {floor_rows:,} rows, plain table", status="", seconds=round(floor_secs, 2),
         rows_written=floor_rows, unchanged="", peak_rss_mb=peak_rss_mb(), target="",
+        **meter.sample.columns(),
     )  # fmt: skip
-    for name, seconds, sync in steps:
+    for name, seconds, sync, cpu in steps:
         stats = sync.stats or {}
         written = stats.get("transactions_added", 0) + stats.get("transactions_updated", 0)
         target = ""
@@ -149,7 +155,7 @@ def run(*, full: bool, backend: str) -> Report:
         report.add(
             step=name, status=sync.status, seconds=round(seconds, 2), rows_written=written,
             unchanged=stats.get("transactions_unchanged", ""), peak_rss_mb=peak_rss_mb(),
-            target=target,
+            target=target, **cpu.columns(floor_secs if name == "first" else None),
         )  # fmt: skip
     report.extra = {
         "accounts": accounts,
@@ -158,6 +164,9 @@ def run(*, full: bool, backend: str) -> Report:
         "note": "re-syncs fetch from the last window end minus SYNC_OVERLAP_DAYS",
     }
     report.print_table(
-        ["step", "status", "seconds", "rows_written", "unchanged", "peak_rss_mb", "target"]
-    )
+        [
+            "step", "status", "seconds", "rows_written", "unchanged", "peak_rss_mb",
+            "our_cpu_s", "db_cpu_s", "cpu_bound_x", "target",
+        ]
+    )  # fmt: skip
     return report

@@ -1,0 +1,132 @@
+"""CPU time each side of a measured step spends: this process (all its threads), other
+processes of ours (the gunicorn workers of the create workload) and the database server
+(every PostgreSQL process on this machine: the backends and their helpers; SQLite runs inside
+this process). Read from Linux's /proc; elsewhere `database` and `others` are None.
+
+Wall time can never be below what the busiest process needs alone (a database backend serves
+one connection on one core; our Python process's threads share one interpreter lock), nor
+below all sides' CPU spread over every core. `CpuSample.bound` is that lower bound: with a
+step's floor it says how far the measured ratio is from what any schedule of the same work
+could reach on this machine (docs/decisions.md, "Where the PostgreSQL targets stand, and
+why"). A process that starts and ends inside the step (an autovacuum worker) is not counted:
+the figures are lower bounds."""
+
+from __future__ import annotations
+
+import os
+import resource
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_PROC = Path("/proc")
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def process_cpu(pid: int) -> float | None:
+    """User + system seconds of process `pid` (all its threads), or None if unreadable."""
+    try:
+        stat = (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    # The command name (2nd field) may hold spaces: split after its closing parenthesis.
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
+
+
+def child_pids(parent: int) -> list[int]:
+    """The processes whose parent is `parent` (a gunicorn master's workers)."""
+    pids = []
+    for entry in _PROC.iterdir() if _PROC.is_dir() else ():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
+                    pids.append(int(entry.name))
+            except (OSError, ValueError, IndexError):
+                continue
+    return pids
+
+
+def database_pids() -> list[int]:
+    """The PostgreSQL server's processes on this machine (none where /proc is not there)."""
+    if not _PROC.is_dir():
+        return []
+    pids = []
+    for entry in _PROC.iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() == "postgres":
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def _own() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _cpu_of(pids: list[int]) -> dict[int, float]:
+    return {pid: cpu for pid in pids if (cpu := process_cpu(pid)) is not None}
+
+
+@dataclass
+class CpuSample:
+    """CPU seconds of a step: ours (this process), others (given processes), database."""
+
+    ours: float
+    others: float | None
+    database: float | None
+    cores: int
+    busiest: float  # the most any one process spent (ours, one of the others, one backend)
+
+    def bound(self) -> float:
+        """The least wall time the step's CPU allows: the busiest process alone, or all of
+        it spread over every core."""
+        spent = self.ours + (self.others or 0.0) + (self.database or 0.0)
+        return max(self.busiest, spent / self.cores)
+
+    def columns(self, floor: float | None = None) -> dict[str, Any]:
+        """Report columns: each side's seconds and, with the step's floor, the bound's ratio."""
+        out: dict[str, Any] = {"our_cpu_s": round(self.ours, 2)}
+        if self.others is not None:
+            out["server_cpu_s"] = round(self.others, 2)
+        out["db_cpu_s"] = "" if self.database is None else round(self.database, 2)
+        if floor:
+            out["cpu_bound_x"] = round(self.bound() / floor, 2)
+        return out
+
+
+class CpuMeter:
+    """with CpuMeter(pids=[...]) as meter: ...  then meter.sample (a CpuSample).
+    `pids`: other processes of ours to count (their CPU while the block ran)."""
+
+    def __init__(self, pids: list[int] | None = None, *, database: bool = True) -> None:
+        """`database`: count the PostgreSQL server's processes (False on SQLite, which runs
+        in this process)."""
+        self._pids = list(pids or [])
+        self._database = database
+        self.sample: CpuSample | None = None
+
+    def __enter__(self) -> CpuMeter:
+        self._own = _own()
+        self._others = _cpu_of(self._pids)
+        self._db = _cpu_of(database_pids()) if self._database else {}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        ours = _own() - self._own
+        spent = [ours]
+        others = None
+        if self._pids:
+            now = _cpu_of(self._pids)
+            deltas = [cpu - self._others.get(pid, 0.0) for pid, cpu in now.items()]
+            others, spent = sum(deltas), spent + deltas
+        database = None
+        if self._database and _PROC.is_dir():
+            # processes gone meanwhile are lost; ones started meanwhile count whole
+            now = _cpu_of(database_pids())
+            deltas = [cpu - self._db.get(pid, 0.0) for pid, cpu in now.items()]
+            database, spent = sum(deltas), spent + deltas
+        self.sample = CpuSample(ours, others, database, os.cpu_count() or 1, max(spent))
