@@ -118,6 +118,14 @@ elif _db["ENGINE"] in ("django.db.backends.postgresql", "django.db.backends.post
     _db["ENGINE"] = "django.db.backends.postgresql"
     _db.setdefault("CONN_MAX_AGE", env_int("CONN_MAX_AGE", 60, minimum=0, maximum=86400))
     _db.setdefault("CONN_HEALTH_CHECKS", True)
+    # PostgreSQL's JIT off for our connections (POSTGRES_JIT=true leaves the server's own
+    # setting): it compiles a statement whose estimated cost passes a threshold, and our
+    # statements are short ones whose estimates run high when the statistics lag behind a
+    # grown table (a bulk's 1,000 transfer-candidate probes: 2 ms to run, 100-180 ms to
+    # compile; docs/decisions.md, "The JIT off").
+    if not env_bool("POSTGRES_JIT", False):
+        _options = _db.setdefault("OPTIONS", {})
+        _options["options"] = f"{_options.get('options', '')} -c jit=off".strip()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "finance.User"
