@@ -3,13 +3,14 @@ processes of ours (the gunicorn workers of the create workload) and the database
 (every PostgreSQL process on this machine: the backends and their helpers; SQLite runs inside
 this process). Read from Linux's /proc; elsewhere `database` and `others` are None.
 
-Wall time can never be below what the busiest process needs alone (a database backend serves
-one connection on one core; our Python process's threads share one interpreter lock), nor
+Wall time can never be below what the busiest thread of any process needs alone (a database
+backend serves its one connection on one core; SQLite runs in the thread that calls it), nor
 below all sides' CPU spread over every core. `CpuSample.bound` is that lower bound: with a
 step's floor it says how far the measured ratio is from what any schedule of the same work
-could reach on this machine (docs/decisions.md, "Where the PostgreSQL targets stand, and
-why"). A process that starts and ends inside the step (an autovacuum worker) is not counted:
-the figures are lower bounds."""
+could reach on this machine (docs/decisions.md, "Each side's CPU in the bench"). Our Python
+threads also share one interpreter lock, which this bound leaves out. A thread or process that
+starts and ends inside the step (a read-ahead worker, an autovacuum worker) counts in the
+totals where the system still counts it, never in the busiest: the figures are lower bounds."""
 
 from __future__ import annotations
 
@@ -67,8 +68,29 @@ def _own() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _cpu_of(pids: list[int]) -> dict[int, float]:
+def _own_threads() -> dict[int, float]:
+    """This process's live threads: thread id -> its CPU seconds."""
+    tasks = _PROC / "self" / "task"
+    if not tasks.is_dir():
+        return {}
+    out = {}
+    for entry in tasks.iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[int(entry.name)] = (int(fields[11]) + int(fields[12])) / _TICKS
+    return out
+
+
+def cpu_of(pids: list[int]) -> dict[int, float]:
+    """pid -> CPU seconds so far, for each of `pids` still there."""
     return {pid: cpu for pid in pids if (cpu := process_cpu(pid)) is not None}
+
+
+def spent(before: dict[int, float], after: dict[int, float]) -> list[float]:
+    """Each process's CPU between two readings (one born in between counts from zero)."""
+    return [cpu - before.get(pid, 0.0) for pid, cpu in after.items()]
 
 
 @dataclass
@@ -79,11 +101,11 @@ class CpuSample:
     others: float | None
     database: float | None
     cores: int
-    busiest: float  # the most any one process spent (ours, one of the others, one backend)
+    busiest: float  # the most any one thread spent (of ours, of the others, of one backend)
 
     def bound(self) -> float:
-        """The least wall time the step's CPU allows: the busiest process alone, or all of
-        it spread over every core."""
+        """The least wall time the step's CPU allows: the busiest thread alone, or all of it
+        spread over every core."""
         spent = self.ours + (self.others or 0.0) + (self.database or 0.0)
         return max(self.busiest, spent / self.cores)
 
@@ -110,23 +132,22 @@ class CpuMeter:
         self.sample: CpuSample | None = None
 
     def __enter__(self) -> CpuMeter:
-        self._own = _own()
-        self._others = _cpu_of(self._pids)
-        self._db = _cpu_of(database_pids()) if self._database else {}
+        self._own, self._threads = _own(), _own_threads()
+        self._others = cpu_of(self._pids)
+        self._db = cpu_of(database_pids()) if self._database else {}
         return self
 
     def __exit__(self, *exc: object) -> None:
         ours = _own() - self._own
-        spent = [ours]
+        busiest = spent(self._threads, _own_threads()) or [ours]
         others = None
         if self._pids:
-            now = _cpu_of(self._pids)
-            deltas = [cpu - self._others.get(pid, 0.0) for pid, cpu in now.items()]
-            others, spent = sum(deltas), spent + deltas
+            deltas = spent(self._others, cpu_of(self._pids))
+            others, busiest = sum(deltas), busiest + deltas
         database = None
         if self._database and _PROC.is_dir():
             # processes gone meanwhile are lost; ones started meanwhile count whole
-            now = _cpu_of(database_pids())
-            deltas = [cpu - self._db.get(pid, 0.0) for pid, cpu in now.items()]
-            database, spent = sum(deltas), spent + deltas
-        self.sample = CpuSample(ours, others, database, os.cpu_count() or 1, max(spent))
+            deltas = spent(self._db, cpu_of(database_pids()))
+            database, busiest = sum(deltas), busiest + deltas
+        # (the others and the backends are single-threaded processes, or counted as one)
+        self.sample = CpuSample(ours, others, database, os.cpu_count() or 1, max(busiest))

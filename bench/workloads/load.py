@@ -19,12 +19,12 @@ import threading
 import time
 import uuid
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import requests
 
 from bench.common import BASE_DIR, Report, analyze, household_create, percentile, seed_transactions
+from bench.cpu import child_pids, cpu_of, spent
 from bench.workloads.create import free_port
 
 CLIENTS = 50
@@ -76,25 +76,9 @@ def gunicorn(workers: int, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     raise RuntimeError("gunicorn did not start")
 
 
-def cpu_seconds(pids: list[int]) -> dict[int, float]:
-    """CPU seconds used so far by each process (Linux /proc; missing ones left out)."""
-    out = {}
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            out[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, ValueError, IndexError):
-            pass
-    return out
-
-
 def server_pids(master: int) -> list[int]:
     """gunicorn's master and workers."""
-    try:
-        children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
-    except OSError:
-        return [master]
-    return [master, *map(int, children)]
+    return [master, *child_pids(master)]
 
 
 def database_pids() -> list[int]:
@@ -107,11 +91,6 @@ def database_pids() -> list[int]:
             " AND pid <> pg_backend_pid()"
         )
         return [row[0] for row in cursor.fetchall()]
-
-
-def cpu_spent(before: dict[int, float], after: dict[int, float]) -> float:
-    """CPU between the two readings; a process born in between counts from zero."""
-    return sum(secs - before.get(pid, 0.0) for pid, secs in after.items())
 
 
 class Client(threading.Thread):
@@ -179,8 +158,8 @@ def drive(url: str, hh: Any, seconds: float, master: int) -> dict[str, Any]:
     clients = [Client(n, url, hh, until, tag) for n in range(CLIENTS)]
     load_before = os.getloadavg()[0]
     cpu_before = time.process_time()
-    server_before = cpu_seconds(server_pids(master))
-    db_before = cpu_seconds(database_pids())
+    server_before = cpu_of(server_pids(master))
+    db_before = cpu_of(database_pids())
     # backends come and go (CONN_MAX_AGE): read them every half second, keep each one's last
     db_last = dict(db_before)
     stop = threading.Event()
@@ -189,7 +168,7 @@ def drive(url: str, hh: Any, seconds: float, master: int) -> dict[str, Any]:
         from django.db import connection
 
         while not stop.wait(0.5):
-            db_last.update(cpu_seconds(database_pids()))
+            db_last.update(cpu_of(database_pids()))
         connection.close()
 
     sampler = threading.Thread(target=sample_database, daemon=True)
@@ -201,11 +180,11 @@ def drive(url: str, hh: Any, seconds: float, master: int) -> dict[str, Any]:
         client.join(seconds + 180)
     elapsed = time.perf_counter() - started
     client_cpu = time.process_time() - cpu_before
-    server_cpu = cpu_spent(server_before, cpu_seconds(server_pids(master)))
+    server_cpu = sum(spent(server_before, cpu_of(server_pids(master))))
     stop.set()
     sampler.join(10)
-    db_last.update(cpu_seconds(database_pids()))
-    db_cpu = cpu_spent(db_before, db_last)
+    db_last.update(cpu_of(database_pids()))
+    db_cpu = sum(spent(db_before, db_last))
     samples = [s for c in clients for s in c.samples]
     errors: Counter[str] = sum((c.errors for c in clients), Counter())
     latencies = [secs for _, secs, _ in samples]
