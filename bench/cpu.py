@@ -151,3 +151,11 @@ class CpuMeter:
             database, busiest = sum(deltas), busiest + deltas
         # (the others and the backends are single-threaded processes, or counted as one)
         self.sample = CpuSample(ours, others, database, os.cpu_count() or 1, max(busiest))
+
+
+def cpu_meter(pids: list[int] | None = None) -> CpuMeter:
+    """A `CpuMeter` that counts PostgreSQL's processes when the workload's database is
+    PostgreSQL (SQLite runs in this process)."""
+    from bench.common import vendor
+
+    return CpuMeter(pids, database=vendor() == "postgresql")

@@ -17,15 +17,8 @@ from typing import Any
 
 import requests
 
-from bench.common import (
-    BASE_DIR,
-    Report,
-    household_create,
-    latency_summary,
-    percentile,
-    vendor,
-)
-from bench.cpu import CpuMeter, child_pids
+from bench.common import BASE_DIR, Report, household_create, latency_summary, percentile
+from bench.cpu import CpuMeter, child_pids, cpu_meter
 
 TARGET_BULK_RATIO = 2.0
 _SUMMARY = re.compile(rb'"summary":\{"created":(\d+)')
@@ -195,10 +188,10 @@ def run(*, full: bool, backend: str) -> Report:
         )  # fmt: skip
         # CPU per request of each side: the client (this process), the gunicorn workers,
         # the database (bench/cpu.py): the seeding rate the machine's cores allow.
-        workers, pg = child_pids(proc.pid), vendor() == "postgresql"
+        workers = child_pids(proc.pid)
         stored = Transaction.objects.filter(family=hh.family).count()
         jobs = bodies_build(range(bulk_requests))
-        with CpuMeter(workers, database=pg) as meter1:
+        with cpu_meter(workers) as meter1:
             secs1, lat1 = run_clients(bulk, jobs, 1)
         b1 = latency_summary(lat1)
         report.add(
@@ -208,7 +201,7 @@ def run(*, full: bool, backend: str) -> Report:
             p50_ms=b1["p50_ms"], p99_ms=b1["p99_ms"], **_per_request(meter1, bulk_requests),
         )  # fmt: skip
         jobs = bodies_build(range(bulk_requests, 2 * bulk_requests))
-        with CpuMeter(workers, database=pg) as meter2:
+        with cpu_meter(workers) as meter2:
             secs2, lat2 = run_clients(bulk, jobs, 2)
         added = Transaction.objects.filter(family=hh.family).count() - stored
         assert added == 2 * bulk_requests * 1000, added

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import Report, household_create, peak_rss_mb, vendor
-from bench.cpu import CpuMeter, CpuSample
+from bench.cpu import CpuSample, cpu_meter
 
 TARGET_IMPORT_RATIO = 4.0
 TARGET_REIMPORT_RATIO = 1.5
@@ -82,7 +82,7 @@ def floors(hh: Any, path: Path) -> tuple[dict[str, tuple[float, int]], CpuSample
     from bench.floors import bare_antijoin, bare_load, csv_read, csv_rows, drop
 
     out = {"csv": csv_read(path)}
-    with _meter() as meter:
+    with cpu_meter() as meter:
         out["load"] = bare_load(FLOOR_COLUMNS, _floor_rows(hh, path), keep=True)
     try:
         keys = ((f"{d}\x1f{a}\x1f{n}",) for d, a, n, _c, _o in csv_rows(path))
@@ -90,10 +90,6 @@ def floors(hh: Any, path: Path) -> tuple[dict[str, tuple[float, int]], CpuSample
     finally:
         drop()
     return out, meter.sample
-
-
-def _meter() -> CpuMeter:
-    return CpuMeter(database=vendor() == "postgresql")
 
 
 def _row(
@@ -153,7 +149,7 @@ def run(*, full: bool, backend: str) -> Report:
         from finance.models import User
 
         user = User.objects.filter(family=hh.family).first()
-        with _meter() as meter:
+        with cpu_meter() as meter:
             phases = hooks.run_pipeline(user=user, account=hh.accounts[0], csv_path=path)
         total = phases["parse"] + phases["publish"]
         _row(
@@ -162,7 +158,7 @@ def run(*, full: bool, backend: str) -> Report:
         )  # fmt: skip
         for phase, secs in phases.items():
             _row(report, f"  {phase.strip()}", rows, secs, floor_import)
-        with _meter() as meter:
+        with cpu_meter() as meter:
             again = hooks.run_pipeline(
                 user=user, account=hh.accounts[0], csv_path=path, expect_created=0
             )

@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from bench.common import Report, household_create, peak_rss_mb, vendor
-from bench.cpu import CpuMeter
+from bench.cpu import cpu_meter
 
 TARGET_RESYNC_SHARE = 0.10
 TARGET_FIRST_RATIO = 3.0
@@ -56,7 +56,6 @@ def bare_floor(hh: Any, scenario: Any) -> tuple[float, int]:
     import json
     import uuid
 
-    from bench.common import vendor
     from bench.floors import bare_load, ident
 
     pg = vendor() == "postgresql"
@@ -80,11 +79,10 @@ def bare_floor(hh: Any, scenario: Any) -> tuple[float, int]:
 def _run_sync(connection: Any) -> tuple[float, Any, Any]:
     from django.db import transaction
 
-    from bench.common import vendor
     from providers.services import sync_request
     from providers.sync.engine import sync_run
 
-    with CpuMeter(database=vendor() == "postgresql") as meter:
+    with cpu_meter() as meter:
         start = time.perf_counter()
         with transaction.atomic():
             sync, created = sync_request(connection=connection)
@@ -133,7 +131,7 @@ def run(*, full: bool, backend: str) -> Report:
         steps.append(("1% changed", changed, sync, cpu))
     finally:
         server.stop()
-    with CpuMeter(database=vendor() == "postgresql") as meter:
+    with cpu_meter() as meter:
         floor_secs, floor_rows = bare_floor(hh, scenario)
     report.add(
         step=f"FLOOR: {floor_rows:,} rows, plain table", status="", seconds=round(floor_secs, 2),
