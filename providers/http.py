@@ -36,11 +36,14 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import orjson
 import requests
 from django.conf import settings
 
 from providers.outbound import Attempt, OutboundAdapter, UnsafeAddress, attempt_scope
 from providers.types import ProviderError
+
+_UTF8 = frozenset({"utf-8", "utf8"})
 
 logger = logging.getLogger("providers.http")
 
@@ -255,6 +258,15 @@ class ProviderHttp:
         return self.json_of(self.request("GET", url, **kwargs), url)
 
     def json_of(self, response: requests.Response, url: str) -> Any:
+        if (response.encoding or "utf-8").lower() in _UTF8:
+            # orjson: a 5,000-row page of transactions read 2-3x faster than by json, in the
+            # sync's read-ahead thread, whose reading holds the interpreter lock against the
+            # thread writing the previous account. What it refuses (NaN, integers past 64 bits,
+            # a byte-order mark, lone surrogates) is read by json as before.
+            try:
+                return orjson.loads(response.content)
+            except orjson.JSONDecodeError:
+                pass
         try:
             return response.json()
         except (ValueError, json.JSONDecodeError):

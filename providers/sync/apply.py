@@ -145,7 +145,8 @@ class Prepared:
 
 
 def rows_prepare(rows: list[UpstreamTransaction], currency: str) -> Prepared:
-    storable = [r for r in rows if not (amount_problem(r.amount) or date_problem(r.date))]
+    today = dt.date.today()  # once, not once a row
+    storable = [r for r in rows if not (amount_problem(r.amount) or date_problem(r.date, today))]
     keyed = keyed_rows(storable, currency)
     digests = {key: snapshot_digest(snapshot) for key, (_, snapshot) in keyed.items()}
     return Prepared(currency, keyed, digests, len(rows) - len(storable))

@@ -153,6 +153,15 @@ def test_network_and_data_faults_are_provider_errors(one_account, settings, faul
     assert not caught.value.requires_update
 
 
+def test_what_the_fast_json_reader_refuses_is_read_as_before(one_account):
+    """Responses are read by orjson, and by json where orjson refuses (providers/http.py): an
+    integer past 64 bits in a row still arrives whole."""
+    row = one_account.scenario.add_transaction("a1", "big", day(1), -1, "x")
+    row["reference"] = 2**70
+    (txn,) = client().transactions("a1", *last_year())
+    assert txn.raw["reference"] == 2**70 and txn.amount == Decimal("1")
+
+
 def test_a_transaction_without_an_amount_is_malformed(one_account):
     row = one_account.scenario.add_transaction("a1", "t", day(1), -1, "x")
     del row["amount"]
