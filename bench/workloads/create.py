@@ -21,8 +21,8 @@ from bench.common import BASE_DIR, Report, household_create, latency_summary, pe
 from bench.cpu import CpuMeter, child_pids, cpu_meter
 
 TARGET_BULK_RATIO = 2.0
-_SUMMARY = re.compile(rb'"summary":\{"created":(\d+)')
 TARGET_SEED_ROWS_PER_S = 20_000
+_SUMMARY = re.compile(rb'"summary":\{"created":(\d+)')  # a bulk answer's last bytes
 
 
 def free_port() -> int:
