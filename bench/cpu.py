@@ -48,7 +48,7 @@ def child_pids(parent: int) -> list[int]:
     return pids
 
 
-def database_pids() -> list[int]:
+def postgres_pids() -> list[int]:
     """The PostgreSQL server's processes on this machine (none where /proc is not there)."""
     if not _PROC.is_dir():
         return []
@@ -103,11 +103,15 @@ class CpuSample:
     cores: int
     busiest: float  # the most any one thread spent (of ours, of the others, of one backend)
 
+    @property
+    def total(self) -> float:
+        """Every side's CPU seconds together."""
+        return self.ours + (self.others or 0.0) + (self.database or 0.0)
+
     def bound(self) -> float:
         """The least wall time the step's CPU allows: the busiest thread alone, or all of it
         spread over every core."""
-        spent = self.ours + (self.others or 0.0) + (self.database or 0.0)
-        return max(self.busiest, spent / self.cores)
+        return max(self.busiest, self.total / self.cores)
 
     def columns(self, floor: float | None = None) -> dict[str, Any]:
         """Report columns: each side's seconds and, with the step's floor, the bound's ratio."""
@@ -134,7 +138,7 @@ class CpuMeter:
     def __enter__(self) -> CpuMeter:
         self._own, self._threads = _own(), _own_threads()
         self._others = cpu_of(self._pids)
-        self._db = cpu_of(database_pids()) if self._database else {}
+        self._db = cpu_of(postgres_pids()) if self._database else {}
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -147,7 +151,7 @@ class CpuMeter:
         database = None
         if self._database and _PROC.is_dir():
             # processes gone meanwhile are lost; ones started meanwhile count whole
-            deltas = spent(self._db, cpu_of(database_pids()))
+            deltas = spent(self._db, cpu_of(postgres_pids()))
             database, busiest = sum(deltas), busiest + deltas
         # (the others and the backends are single-threaded processes, or counted as one)
         self.sample = CpuSample(ours, others, database, os.cpu_count() or 1, max(busiest))

@@ -14,7 +14,8 @@ def hash_joins(cursor: Any, *, work_mem: str | None = None) -> Iterator[None]:
     earlier accounts, an import published moments ago) is counted as a handful of rows, and
     the planner loops over it: an index probe per row, minutes at a million. A plan priced
     with loops disabled then passes the JIT's threshold, whose compiling alone took a second
-    a statement. Both settings are put back after the block; a failure inside it leaves
+    a statement (our connections run without the JIT anyway unless POSTGRES_JIT is set:
+    config/settings/base.py). Both settings are put back after the block; a failure inside it leaves
     them to the rollback that follows (set_config(..., true) lasts to the end of the
     transaction or savepoint, and a rollback undoes it). `work_mem`: the memory a hash may
     take before it spills to disk in batches, for the block (a hash of 100,000 ledger keys

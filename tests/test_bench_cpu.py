@@ -54,7 +54,7 @@ def test_the_database_servers_cpu_is_counted_on_postgresql():
         cursor.execute("SELECT count(*) FROM generate_series(1, 4000000)")
     sample = meter.sample
     assert sample.database is not None and sample.database >= 0.1, sample
-    assert sample.busiest >= sample.database / 2
+    assert sample.busiest >= 0.1, sample  # the one backend that ran it
 
 
 def test_the_bound_is_the_busiest_process_or_all_of_it_over_the_cores():

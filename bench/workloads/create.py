@@ -118,8 +118,7 @@ def _per_request(meter: CpuMeter, count: int) -> dict[str, Any]:
         "server_cpu_ms": "" if cpu.others is None else round(cpu.others / count * 1000, 1),
         "db_cpu_ms": "" if cpu.database is None else round(cpu.database / count * 1000, 1),
     }
-    spent = cpu.ours + (cpu.others or 0.0) + (cpu.database or 0.0)
-    out["cpu_max_rows_per_s"] = round(count * 1000 * cpu.cores / spent) if spent else ""
+    out["cpu_max_rows_per_s"] = round(count * 1000 * cpu.cores / cpu.total) if cpu.total else ""
     return out
 
 

@@ -99,13 +99,14 @@ def _row(
     secs: float,
     floor: float,
     target: str = "",
-    cpu: CpuSample | None = None,
+    cpu: dict[str, Any] | None = None,
 ) -> None:
+    """A report row; `cpu`: its CPU columns (CpuSample.columns)."""
     report.add(
         phase=phase, rows=rows, seconds=round(secs, 2),
         rows_per_s=round(rows / secs) if secs else "", peak_rss_mb=peak_rss_mb(),
         ratio=round(secs / floor, 2) if floor else "", target=target,
-        **(cpu.columns(floor if "FLOOR" not in phase else None) if cpu else {}),
+        **(cpu or {}),
     )  # fmt: skip
 
 
@@ -132,7 +133,7 @@ def run(*, full: bool, backend: str) -> Report:
     _row(report, "floor: csv read alone", rows, f["csv"][0], floor_import)
     _row(
         report, f"FLOOR import: csv + {load} into a plain table", rows, floor_import,
-        floor_import, cpu=floor_cpu,
+        floor_import, cpu=floor_cpu.columns(),
     )  # fmt: skip
     _row(
         report, "FLOOR re-import: csv read + keys staged + 1 anti-join", rows, floor_reimport,
@@ -154,7 +155,7 @@ def run(*, full: bool, backend: str) -> Report:
         total = phases["parse"] + phases["publish"]
         _row(
             report, "import: upload to verified (parse + publish)", rows, total, floor_import,
-            _met(total / floor_import, TARGET_IMPORT_RATIO), cpu=meter.sample,
+            _met(total / floor_import, TARGET_IMPORT_RATIO), cpu=meter.sample.columns(floor_import),
         )  # fmt: skip
         for phase, secs in phases.items():
             _row(report, f"  {phase.strip()}", rows, secs, floor_import)
@@ -165,7 +166,8 @@ def run(*, full: bool, backend: str) -> Report:
         total = again["parse"] + again["publish"]
         _row(
             report, "re-import (all duplicates): upload to verified", rows, total,
-            floor_reimport, _met(total / floor_reimport, TARGET_REIMPORT_RATIO), cpu=meter.sample,
+            floor_reimport, _met(total / floor_reimport, TARGET_REIMPORT_RATIO),
+            cpu=meter.sample.columns(floor_reimport),
         )  # fmt: skip
         for phase, secs in again.items():
             _row(report, f"  {phase.strip()}", rows, secs, floor_reimport)

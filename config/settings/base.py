@@ -122,9 +122,10 @@ elif _db["ENGINE"] in ("django.db.backends.postgresql", "django.db.backends.post
     # setting): it compiles a statement whose estimated cost passes a threshold, and our
     # statements are short ones whose estimates run high when the statistics lag behind a
     # grown table (a bulk's 1,000 transfer-candidate probes: 2 ms to run, 100-180 ms to
-    # compile; docs/decisions.md, "The JIT off").
-    if not env_bool("POSTGRES_JIT", False):
-        _options = _db.setdefault("OPTIONS", {})
+    # compile; docs/decisions.md, "Each side's CPU in the bench, the JIT off"). A `jit`
+    # given in DATABASE_URL's own options stands.
+    _options = _db.setdefault("OPTIONS", {})
+    if not env_bool("POSTGRES_JIT", False) and "jit" not in _options.get("options", ""):
         _options["options"] = f"{_options.get('options', '')} -c jit=off".strip()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
