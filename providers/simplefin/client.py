@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from providers.http import ProviderHttp, ProviderNetworkError
+from providers.http import ProviderHttp, ProviderNetworkError, response_json
 from providers.simplefin.credentials import (
     AccessUrl,
     InvalidSetupToken,
@@ -169,7 +169,7 @@ class SimplefinClient:
             messages=ACCESS_MESSAGES,
         )
         try:
-            return response.json()
+            return response_json(response)
         except ValueError:
             raise ProviderError(MSG_UNREADABLE) from None
 
@@ -219,7 +219,7 @@ class SimplefinClient:
             self._currencies[url] = None
             try:
                 response = self._get(url, "reading a currency", passthrough=range(300, 600))
-                data = response.json() if response.status_code == 200 else {}
+                data = response_json(response) if response.status_code == 200 else {}
                 if isinstance(data, dict) and (data.get("abbr") or data.get("name")):
                     self._currencies[url] = CustomCurrency(
                         url=bare_url(url),

@@ -410,3 +410,17 @@ def test_same_account_id_at_two_institutions_stays_two_accounts(
     result = client.accounts()
     assert sorted(result.by_id()) == ["ACT-1", "ACT-2", "ACT-3", "other.example:ACT-3"]
     assert any("twice" in e for e in result.errors)
+
+
+def test_what_the_fast_json_reader_refuses_is_read_as_before(
+    simplefin_server: FakeSimplefinServer,
+) -> None:
+    """Responses are read by orjson, and by json where orjson refuses (providers/http.py,
+    `response_json`): an integer past 64 bits in a transaction still arrives whole."""
+    at = now()
+    scenario = demo_scenario(at.timestamp())
+    scenario.accounts[0]["transactions"][0]["reference"] = 2**70
+    client, _ = _client(simplefin_server, scenario)
+    grocery = client.accounts(**last_days(60)).by_id()["ACT-1"].transactions[0]
+    assert grocery.raw["reference"] == 2**70
+    assert grocery.amount == Decimal("42.50")
