@@ -129,16 +129,15 @@ def sync_rows(report: Report, full: bool) -> None:
     from django.conf import settings
     from django.db import transaction
 
+    from bench.upstream import LunchFlowApart
     from providers.services import connection_create, sync_request
     from providers.sync.engine import sync_run
-    from providers.testing.lunchflow_server import FakeLunchFlow
 
     accounts, per_account = (20, 5000) if full else (4, 2500)
-    server = FakeLunchFlow(_sync_scenario(accounts, per_account)).start()
-    settings.LUNCHFLOW_BASE_URL = server.base_url
     best: dict[str, float] = {}
     own: dict[str, float] = {}
-    try:
+    with LunchFlowApart(_sync_scenario(accounts, per_account)) as upstream:
+        settings.LUNCHFLOW_BASE_URL = upstream.base_url
         for round_ in range(2 if full else 3):
             for side in ("sync without rules", f"sync with {RULES} rules"):
                 hh = household_create(f"sync-{round_}-{side[5:9]}", accounts=1)
@@ -160,8 +159,6 @@ def sync_rows(report: Report, full: bool) -> None:
                 print(
                     f"round {round_ + 1} {side}: {seconds:.2f}s, rules {spent.get('rules', 0):.2f}s"
                 )
-    finally:
-        server.stop()
     rows = accounts * per_account
     base = best["sync without rules"]
     for side, seconds in best.items():

@@ -1,4 +1,5 @@
-"""sync: the fake Lunch Flow server (real HTTP on 127.0.0.1, port 0) with 20 accounts x 5,000
+"""sync: the fake Lunch Flow server (real HTTP on 127.0.0.1, port 0, in a process of its own:
+bench/upstream.py) with 20 accounts x 5,000
 transactions over the last year: a first sync, a repeat with nothing changed (rows written must
 be 0), and one with 1% of the rows changed (within the re-sync window, so the sync can see them);
 beside them the bare floor (bench/floors.py): the same 100,000 rows COPYed / executemany'd into a
@@ -101,36 +102,39 @@ def run(*, full: bool, backend: str) -> Report:
         return report
     from django.conf import settings
 
+    from bench.upstream import LunchFlowApart
     from providers.services import connection_create
-    from providers.testing.lunchflow_server import FakeLunchFlow
 
     scenario = _scenario(accounts, per_account)
-    server = FakeLunchFlow(scenario).start()
-    settings.LUNCHFLOW_BASE_URL = server.base_url
     hh = household_create("sync", accounts=0, categories=0)
-    try:
+    steps = []
+    requests = 0
+    with LunchFlowApart(scenario) as upstream:
+        settings.LUNCHFLOW_BASE_URL = upstream.base_url
         connection, _ = connection_create(
             family=hh.family, provider="lunchflow", api_key="test-key"
         )
-        steps = []
         first, sync, cpu = _run_sync(connection)
         steps.append(("first", first, sync, cpu))
         again, sync, cpu = _run_sync(connection)
         steps.append(("unchanged", again, sync, cpu))
-        # 1% of all rows change, picked among those inside the re-sync window.
-        window_start = dt.date.today() - dt.timedelta(days=settings.SYNC_OVERLAP_DAYS - 1)
-        recent = [
-            row
-            for rows in scenario.transactions.values()
-            for row in rows
-            if row["date"] >= window_start.isoformat()
-        ]
-        for row in random.Random(5).sample(recent, min(len(recent), accounts * per_account // 100)):
-            row["amount"] = f"{float(row['amount']) + 1:.2f}"
+    requests += upstream.requests
+    # 1% of all rows change, picked among those inside the re-sync window; a new server
+    # process serves the changed scenario.
+    window_start = dt.date.today() - dt.timedelta(days=settings.SYNC_OVERLAP_DAYS - 1)
+    recent = [
+        row
+        for rows in scenario.transactions.values()
+        for row in rows
+        if row["date"] >= window_start.isoformat()
+    ]
+    for row in random.Random(5).sample(recent, min(len(recent), accounts * per_account // 100)):
+        row["amount"] = f"{float(row['amount']) + 1:.2f}"
+    with LunchFlowApart(scenario) as upstream:
+        settings.LUNCHFLOW_BASE_URL = upstream.base_url
         changed, sync, cpu = _run_sync(connection)
         steps.append(("1% changed", changed, sync, cpu))
-    finally:
-        server.stop()
+    requests += upstream.requests
     with cpu_meter() as meter:
         floor_secs, floor_rows = bare_floor(hh, scenario)
     report.add(
@@ -158,7 +162,7 @@ def run(*, full: bool, backend: str) -> Report:
     report.extra = {
         "accounts": accounts,
         "transactions_per_account": per_account,
-        "requests_to_fake_server": len(scenario.requests),
+        "requests_to_fake_server": requests,
         "note": "re-syncs fetch from the last window end minus SYNC_OVERLAP_DAYS",
     }
     report.print_table(
