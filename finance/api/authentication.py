@@ -24,11 +24,9 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         if not raw:
             raise exceptions.NotAuthenticated("Send your API key in the X-Api-Key header.")
         prefix = api_key_split(raw)
-        key = (
-            ApiKey.objects.select_related("user", "user__family").filter(prefix=prefix).first()
-            if prefix
-            else None
-        )
+        # The prefix is unique: no ordering to compile or sort by.
+        keys = ApiKey.objects.select_related("user", "user__family").filter(prefix=prefix)
+        key = next(iter(keys.order_by()[:1]), None) if prefix else None
         if key is None or not hmac.compare_digest(key.key_hash, api_key_digest(raw)):
             raise exceptions.AuthenticationFailed("The API key is not valid.")
         if key.revoked_at is not None:

@@ -238,7 +238,9 @@ def account_balances_refresh(
     first of them."""
     if not account_dates:
         return
-    with transaction.atomic():
+    # Inside a ledger batch's transaction: a savepoint of its own would only cost two round
+    # trips (a failure here fails the batch, whose block rolls it all back).
+    with transaction.atomic(savepoint=False):
         # Lock in a fixed order: concurrent refreshes of one account queue instead of colliding.
         accounts = list(
             Account.objects.select_for_update(no_key=True)
@@ -299,6 +301,10 @@ def account_balances_refresh(
 def _balances_store(values: Mapping[uuid.UUID, tuple[Decimal, Decimal | None]]) -> None:
     """Each account's (balance, holdings value), in one UPDATE for all of them."""
     if not values:
+        return
+    if len(values) == 1:  # a single create's account: no CASE to build
+        [(pk, (balance, holdings))] = values.items()
+        Account.objects.filter(pk=pk).update(balance=balance, holdings_value=holdings)
         return
     columns: dict[str, Any] = {}
     for i, name in enumerate(("balance", "holdings_value")):

@@ -74,6 +74,7 @@ def stored_by_key(keys: set[IdempotencyKey]) -> dict[IdempotencyKey, Transaction
             source__any={k[1] for k in keys},
             external_id__any={k[2] for k in keys},
         )
+    candidates = candidates.order_by()  # into a dict: the ledger's ordering only cost a sort
     return {k: t for t in candidates if (k := idempotency_key(t)) in keys}
 
 

@@ -91,11 +91,13 @@ def transaction_refs_load(*, family: Family, items: Iterable[TransactionFields])
         ("merchant", Merchant, index.merchants),
     ):
         if wanted[kind]:
-            target.update(
-                (o.pk, o) for o in model.objects.filter(family=family, pk__in=wanted[kind])
-            )
+            # Unordered: the records go into a dict, and resolving the models' default
+            # ordering (name, id) was a tenth of compiling each query.
+            found = model.objects.filter(family=family, pk__in=wanted[kind]).order_by()
+            target.update((o.pk, o) for o in found)
     if tag_ids:
-        index.tags.update((t.pk, t) for t in Tag.objects.filter(family=family, pk__in=tag_ids))
+        found = Tag.objects.filter(family=family, pk__in=tag_ids).order_by()
+        index.tags.update((t.pk, t) for t in found)
     return index
 
 

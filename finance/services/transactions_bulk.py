@@ -72,7 +72,10 @@ def transactions_bulk_create(
 
 def _in_transfers(ids: list[uuid.UUID]) -> set[uuid.UUID]:
     """Which of these transactions are now a leg of a transfer."""
-    legs = Transfer.objects.filter(
-        Q(inflow_transaction_id__in=ids) | Q(outflow_transaction_id__in=ids)
-    ).values_list("inflow_transaction_id", "outflow_transaction_id")
+    either = Q(inflow_transaction_id__in=ids) | Q(outflow_transaction_id__in=ids)
+    legs = (
+        Transfer.objects.filter(either)
+        .order_by()
+        .values_list("inflow_transaction_id", "outflow_transaction_id")
+    )
     return {pk for pair in legs for pk in pair}

@@ -93,7 +93,8 @@ def test_creates_anywhere_in_time_leave_the_rows_a_derivation_gives(alice, accou
 
 def test_a_create_after_the_opening_row_leaves_the_opening_alone(alice):
     """Only rows added, all after the opening row: no day lost its last row and the series
-    starts where it did, so the opening is not looked for again (no delete, no ledger read)."""
+    starts where it did, so the opening is not looked for again (no delete, no ledger read),
+    and the series takes three statements."""
     account = alice.account()
     _create(alice, str(account.pk), "2024-05-10", "10.00")
     _create(alice, str(account.pk), "2024-06-10", "1.00")
@@ -101,6 +102,8 @@ def test_a_create_after_the_opening_row_leaves_the_opening_alone(alice):
         _create(alice, str(account.pk), "2024-05-20", "2.50")
     series = [q["sql"] for q in queries.captured_queries if "finance_accountbalance" in q["sql"]]
     assert not [sql for sql in series if sql.startswith("DELETE")], series
+    # the opening and the stored days at once, the day's row, the UPDATE that answers the balance
+    assert [sql.split()[0] for sql in series] == ["SELECT", "INSERT", "UPDATE"], series
     _same_as_derived(account, "inside")
     with CaptureQueriesContext(connection) as queries:
         _create(alice, str(account.pk), "2024-05-09", "1.00")  # on the opening row's day

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, Q, Subquery
 
 from finance.ledger.db.fastinsert import fast_insert
 from finance.models import Account, AccountBalance, Transaction
@@ -56,35 +56,54 @@ def series_shift(
     day (new rows add theirs, deleted rows take theirs away). Returns the account's balance, or
     None when it has no series yet (the caller derives it whole). `only_added`: the flows are
     rows added, none deleted: when they all fall after the opening row, no day lost its last
-    row and the series still starts where it did, so the opening is not looked at again (four
-    statements fewer for a single create)."""
+    row and the series still starts where it did, so the opening is not looked at again.
+
+    A single create on a day inside the series is three statements: the opening and the
+    stored days read at once, the day's row added carrying the balance before it (when it has
+    none), and one UPDATE that also answers the series' last balance."""
     rows = AccountBalance.objects.filter(account=account)
-    opening = rows.order_by("date").values_list("date", flat=True).first()
-    if opening is None:
+    first_day = rows.order_by("date").values("date")[:1]
+    known = rows.filter(Q(date__in=list(flows)) | Q(date=Subquery(first_day))).order_by()
+    found = set(known.values_list("date", flat=True))
+    if not found:
         return None
+    opening = min(found)  # the first row is always among them
     table = AccountBalance._meta.db_table
     account_id = Account._meta.pk.get_db_prep_value(account.pk, connection)
-    places = AccountBalance._meta.get_field("balance").decimal_places
+    field = AccountBalance._meta.get_field("balance")
     moved = (
-        f"exact_add(balance, %s, {places})" if connection.vendor == "sqlite" else ("balance + %s")
+        f"exact_add(balance, %s, {field.decimal_places})"
+        if connection.vendor == "sqlite"
+        else "balance + %s"
     )
+    zero = field.get_db_prep_save(ZERO, connection)
     sign = direction(account)
-    stored = set(rows.filter(date__in=list(flows)).values_list("date", flat=True))
+    reopen = not (only_added and min(flows) > opening)
+    last: Decimal | None = None
     with connection.cursor() as cursor:
-        for day, flow in sorted(flows.items()):
-            if day not in stored:
-                carried = (
-                    rows.filter(date__lt=day).order_by("-date").values_list("balance", flat=True)
-                ).first()
-                AccountBalance.objects.create(
-                    account=account, date=day, balance=carried or ZERO, currency=account.currency
+        days = sorted(flows.items())
+        for n, (day, flow) in enumerate(days, start=1):
+            if day not in found:
+                cursor.execute(
+                    f"INSERT INTO {table} (account_id, date, balance, currency) VALUES (%s, %s, "
+                    f"COALESCE((SELECT balance FROM {table} WHERE account_id = %s AND date < %s "
+                    "ORDER BY date DESC LIMIT 1), %s), %s)",
+                    [account_id, day, account_id, day, zero, account.currency],
                 )
+            # The last day's rows run to the end of the series: its UPDATE answers the balance.
+            answer = n == len(days) and not reopen
             cursor.execute(
-                f"UPDATE {table} SET balance = {moved} WHERE account_id = %s AND date >= %s",
+                f"UPDATE {table} SET balance = {moved} WHERE account_id = %s AND date >= %s"
+                + (" RETURNING date, balance" if answer else ""),
                 [sign * flow, account_id, day],
             )
-        if not (only_added and min(flows) > opening):
+            if answer:
+                _day, value = max(cursor.fetchall(), key=lambda r: str(r[0]))
+                last = field.from_db_value(value, None, connection)
+        if reopen:
             _reopen(account, rows, opening, flows)
+    if last is not None:
+        return last
     return rows.order_by("-date").values_list("balance", flat=True).first()
 
 
