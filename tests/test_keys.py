@@ -8,7 +8,7 @@ import os
 import threading
 import uuid
 
-from core.keys import uuid7, uuid7_hex
+from core.keys import uuid7, uuid7_batch, uuid7_hex
 
 
 def _random_part(key: uuid.UUID) -> int:
@@ -65,3 +65,16 @@ def test_a_forked_child_does_not_repeat_its_parents_next_keys():
     child_keys = {_random_part(uuid.UUID(child[i : i + 32])) for i in range(0, len(child), 32)}
     parent_keys = {_random_part(uuid7()) for _ in range(20)}
     assert len(child_keys) == 20 and not child_keys & parent_keys
+
+
+def test_a_batch_of_keys_is_version_7_distinct_and_of_now():
+    import time
+
+    before = time.time_ns() // 1_000_000
+    keys = uuid7_batch(5000)
+    after = time.time_ns() // 1_000_000
+    assert len(keys) == 5000 and len({_random_part(k) for k in keys}) == 5000
+    assert {k.version for k in keys} == {7} and {k.variant for k in keys} == {uuid.RFC_4122}
+    assert {before <= k.int >> 80 <= after for k in keys} == {True}
+    assert not set(keys) & set(uuid7_batch(5000))
+    assert uuid7_batch(0) == []

@@ -32,7 +32,7 @@ from typing import Any
 import orjson
 
 from core.bounds import amount_problem, date_problem
-from core.keys import uuid7
+from core.keys import uuid7_batch
 from finance.ledger import ROW_FIELDS, LedgerBatch, Was, snapshot_hashes_record
 from finance.models import Account, Family, Merchant, Transaction
 from providers.sync.pending import pending_settle, upstream_name
@@ -297,13 +297,13 @@ def transactions_apply(
     # New rows go as tuples (no model instance each), the rules run over them in the batch.
     family_id, account_id = account.family_id, account.pk
     creates = []
-    for key, (row, snapshot) in keyed.items():
-        if key in existing:
-            continue
+    new = [key for key in keyed if key not in existing]
+    for key, txn_id in zip(new, uuid7_batch(len(new)), strict=True):
+        row, snapshot = keyed[key]
         merchant = merchants.get(snapshot["merchant"])
         creates.append(
             (
-                uuid7(),
+                txn_id,
                 family_id,
                 account_id,
                 row.date,
