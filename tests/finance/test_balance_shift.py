@@ -6,6 +6,9 @@ databases."""
 
 from __future__ import annotations
 
+import datetime as dt
+from decimal import Decimal
+
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -109,6 +112,36 @@ def test_a_create_after_the_opening_row_leaves_the_opening_alone(alice):
         _create(alice, str(account.pk), "2024-05-09", "1.00")  # on the opening row's day
     assert [q for q in queries.captured_queries if q["sql"].startswith("DELETE")]
     _same_as_derived(account, "opening")
+
+
+@pytest.mark.parametrize("account_type", ["depository", "credit_card"])
+def test_a_bulk_on_a_few_days_moves_the_series_in_place(alice, account_type):
+    """A bulk whose rows fall on a few days after the opening moves the series day by day: a
+    new day's row carries the balance before it, including the earlier days' moves of the
+    same bulk, and the last day's UPDATE answers the account's balance."""
+    account = alice.account(account_type=account_type)
+    _create(alice, str(account.pk), "2024-05-10", "10.00")
+    _create(alice, str(account.pk), "2024-05-20", "1.25")
+    days = [
+        ("2024-05-12", "2.00"),  # a new day inside the series
+        ("2024-05-12", "0.50"),  # the same day again
+        ("2024-05-20", "-4.00"),  # a stored day
+        ("2024-05-25", "3.3333"),  # a new day after the last
+        ("2024-05-15", "-0.0001"),  # a new day between two new ones
+    ]
+    items = [
+        {"account_id": str(account.pk), "date": day, "amount": amount, "name": "b"}
+        for day, amount in days
+    ]
+    with CaptureQueriesContext(connection) as queries:
+        r = alice.client.post("/api/v1/transactions/bulk", {"transactions": items}, format="json")
+    assert r.status_code == 200 and r.json()["summary"]["created"] == 5, r.content
+    series = [q["sql"] for q in queries.captured_queries if "finance_accountbalance" in q["sql"]]
+    assert not [sql for sql in series if sql.startswith("DELETE")], series
+    rows = _same_as_derived(account, "bulk")
+    sign = -1 if account_type == "depository" else 1
+    assert account.balance == sign * Decimal("13.0832")
+    assert rows[-1] == (dt.date(2024, 5, 25), account.balance)
 
 
 def _patch(household, pk: str, **fields) -> None:
