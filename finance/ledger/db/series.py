@@ -13,10 +13,12 @@ import datetime as dt
 import uuid
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
+from functools import reduce
 
 from django.db import connection
 from django.db.models import Count, Max, Q, Subquery
 
+from core.exact import WIDE
 from finance.ledger.db.fastinsert import fast_insert
 from finance.models import Account, AccountBalance, Transaction
 
@@ -58,16 +60,20 @@ def series_shift(
     rows added, none deleted: when they all fall after the opening row, no day lost its last
     row and the series still starts where it did, so the opening is not looked at again.
 
-    A single create on a day inside the series is three statements: the opening and the
-    stored days read at once, the day's row added carrying the balance before it (when it has
-    none), and one UPDATE that also answers the series' last balance."""
+    A single create on a day inside the series is three statements: the opening, the last
+    row and the stored days read at once, the day's row added carrying the balance before it
+    (when it has none), and one UPDATE; the account's balance is then the last row's moved by
+    every flow (a new day after it carried its balance), not read again."""
     rows = AccountBalance.objects.filter(account=account)
     first_day = rows.order_by("date").values("date")[:1]
-    known = rows.filter(Q(date__in=list(flows)) | Q(date=Subquery(first_day))).order_by()
-    found = set(known.values_list("date", flat=True))
-    if not found:
+    last_day = rows.order_by("-date").values("date")[:1]
+    ends = Q(date=Subquery(first_day)) | Q(date=Subquery(last_day))
+    known = dict(
+        rows.filter(Q(date__in=list(flows)) | ends).order_by().values_list("date", "balance")
+    )
+    if not known:
         return None
-    opening = min(found)  # the first row is always among them
+    opening, last = min(known), max(known)  # the first and the last rows are among them
     table = AccountBalance._meta.db_table
     account_id = Account._meta.pk.get_db_prep_value(account.pk, connection)
     field = AccountBalance._meta.get_field("balance")
@@ -78,32 +84,23 @@ def series_shift(
     )
     zero = field.get_db_prep_save(ZERO, connection)
     sign = direction(account)
-    reopen = not (only_added and min(flows) > opening)
-    last: Decimal | None = None
     with connection.cursor() as cursor:
-        days = sorted(flows.items())
-        for n, (day, flow) in enumerate(days, start=1):
-            if day not in found:
+        for day, flow in sorted(flows.items()):
+            if day not in known:
                 cursor.execute(
                     f"INSERT INTO {table} (account_id, date, balance, currency) VALUES (%s, %s, "
                     f"COALESCE((SELECT balance FROM {table} WHERE account_id = %s AND date < %s "
                     "ORDER BY date DESC LIMIT 1), %s), %s)",
                     [account_id, day, account_id, day, zero, account.currency],
                 )
-            # The last day's rows run to the end of the series: its UPDATE answers the balance.
-            answer = n == len(days) and not reopen
             cursor.execute(
-                f"UPDATE {table} SET balance = {moved} WHERE account_id = %s AND date >= %s"
-                + (" RETURNING date, balance" if answer else ""),
+                f"UPDATE {table} SET balance = {moved} WHERE account_id = %s AND date >= %s",
                 [sign * flow, account_id, day],
             )
-            if answer:
-                _day, value = max(cursor.fetchall(), key=lambda r: str(r[0]))
-                last = field.from_db_value(value, None, connection)
-        if reopen:
-            _reopen(account, rows, opening, flows)
-    if last is not None:
-        return last
+        if only_added and min(flows) > opening:
+            total = reduce(WIDE.add, flows.values(), ZERO)
+            return WIDE.add(known[last], total if sign > 0 else WIDE.minus(total))
+        _reopen(account, rows, opening, flows)
     return rows.order_by("-date").values_list("balance", flat=True).first()
 
 
