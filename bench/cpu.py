@@ -24,42 +24,47 @@ _PROC = Path("/proc")
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
+def _stat(path: Path) -> list[str] | None:
+    """A /proc stat file's fields after the command name (which may hold spaces), or None."""
+    try:
+        return path.read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def _stat_cpu(path: Path) -> float | None:
+    fields = _stat(path)
+    return None if fields is None else (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
+
+
+def _pids() -> list[int]:
+    """Every process on this machine (none where /proc is not there)."""
+    return [int(e.name) for e in _PROC.iterdir() if e.name.isdigit()] if _PROC.is_dir() else []
+
+
 def process_cpu(pid: int) -> float | None:
     """User + system seconds of process `pid` (all its threads), or None if unreadable."""
-    try:
-        stat = (_PROC / str(pid) / "stat").read_text()
-    except OSError:
-        return None
-    # The command name (2nd field) may hold spaces: split after its closing parenthesis.
-    fields = stat.rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
+    return _stat_cpu(_PROC / str(pid) / "stat")
 
 
 def child_pids(parent: int) -> list[int]:
     """The processes whose parent is `parent` (a gunicorn master's workers)."""
-    pids = []
-    for entry in _PROC.iterdir() if _PROC.is_dir() else ():
-        if entry.name.isdigit():
-            try:
-                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
-                    pids.append(int(entry.name))
-            except (OSError, ValueError, IndexError):
-                continue
-    return pids
+    return [
+        pid
+        for pid in _pids()
+        if (fields := _stat(_PROC / str(pid) / "stat")) is not None and int(fields[1]) == parent
+    ]
 
 
 def postgres_pids() -> list[int]:
     """The PostgreSQL server's processes on this machine (none where /proc is not there)."""
-    if not _PROC.is_dir():
-        return []
     pids = []
-    for entry in _PROC.iterdir():
-        if entry.name.isdigit():
-            try:
-                if (entry / "comm").read_text().strip() == "postgres":
-                    pids.append(int(entry.name))
-            except OSError:
-                continue
+    for pid in _pids():
+        try:
+            if (_PROC / str(pid) / "comm").read_text().strip() == "postgres":
+                pids.append(pid)
+        except OSError:
+            continue
     return pids
 
 
@@ -73,14 +78,8 @@ def _own_threads() -> dict[int, float]:
     tasks = _PROC / "self" / "task"
     if not tasks.is_dir():
         return {}
-    out = {}
-    for entry in tasks.iterdir():
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        out[int(entry.name)] = (int(fields[11]) + int(fields[12])) / _TICKS
-    return out
+    cpu = {int(entry.name): _stat_cpu(entry / "stat") for entry in tasks.iterdir()}
+    return {tid: secs for tid, secs in cpu.items() if secs is not None}
 
 
 def cpu_of(pids: list[int]) -> dict[int, float]:

@@ -1,7 +1,7 @@
 """sync: the fake Lunch Flow server (real HTTP on 127.0.0.1, port 0, in a process of its own:
-bench/upstream.py) with 20 accounts x 5,000
-transactions over the last year: a first sync, a repeat with nothing changed (rows written must
-be 0), and one with 1% of the rows changed (within the re-sync window, so the sync can see them);
+bench/upstream.py) with 20 accounts x 5,000 transactions over the last year: a first sync, a
+repeat with nothing changed (rows written must be 0), and one with 1% of the rows changed
+(within the re-sync window, so the sync can see them);
 beside them the bare floor (bench/floors.py): the same 100,000 rows COPYed / executemany'd into a
 plain table in one transaction. Targets (issue 19): first sync <= 3x the floor, unchanged
 re-sync < 10% of the first.

@@ -105,7 +105,7 @@ def test_a_create_after_the_opening_row_leaves_the_opening_alone(alice):
         _create(alice, str(account.pk), "2024-05-20", "2.50")
     series = [q["sql"] for q in queries.captured_queries if "finance_accountbalance" in q["sql"]]
     assert not [sql for sql in series if sql.startswith("DELETE")], series
-    # the opening and the stored days at once, the day's row, the UPDATE that answers the balance
+    # the opening, the last row and the stored days at once; the day's row; the UPDATE
     assert [sql.split()[0] for sql in series] == ["SELECT", "INSERT", "UPDATE"], series
     _same_as_derived(account, "inside")
     with CaptureQueriesContext(connection) as queries:
@@ -118,7 +118,7 @@ def test_a_create_after_the_opening_row_leaves_the_opening_alone(alice):
 def test_a_bulk_on_a_few_days_moves_the_series_in_place(alice, account_type):
     """A bulk whose rows fall on a few days after the opening moves the series day by day: a
     new day's row carries the balance before it, including the earlier days' moves of the
-    same bulk, and the last day's UPDATE answers the account's balance."""
+    same bulk, and the account's balance is the last row's moved by every flow."""
     account = alice.account(account_type=account_type)
     _create(alice, str(account.pk), "2024-05-10", "10.00")
     _create(alice, str(account.pk), "2024-05-20", "1.25")
