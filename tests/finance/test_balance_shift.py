@@ -144,6 +144,19 @@ def test_a_bulk_on_a_few_days_moves_the_series_in_place(alice, account_type):
     assert rows[-1] == (dt.date(2024, 5, 25), account.balance)
 
 
+def test_the_balance_moved_in_place_stays_exact_past_28_digits(alice):
+    """The account's balance after a create is summed in the ledger's wide context, as the
+    database adds (a stored series near the column's 38 digits: what a restore may bring)."""
+    account = alice.account()
+    _create(alice, str(account.pk), "2024-05-10", "10.00")
+    big = Decimal("1234567890123456789012345678901.2345")
+    AccountBalance.objects.filter(account=account).update(balance=big)
+    _create(alice, str(account.pk), "2024-05-20", "0.0001")
+    account.refresh_from_db()
+    moved = Decimal("1234567890123456789012345678901.2344")  # exact: 35 digits
+    assert account.balance == moved == _rows(account)[-1][1]
+
+
 def _patch(household, pk: str, **fields) -> None:
     r = household.client.patch(f"/api/v1/transactions/{pk}", {"transaction": fields}, format="json")
     assert r.status_code == 200, r.content
